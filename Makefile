@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The probe subsystem series: build it over the pinned base kernel, boot it
+# in QEMU, test it, write the patch series.
+#
+#   make run       build, boot, and show probes at work
+#   make check     build, boot, run every probe test suite; ends with
+#                  "N passed, N failed, N skipped"
+#   make patches   write the series into build/patches/
+#   make shell     boot to a shell in the guest
+#
+# Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
+# (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
+# ACCEL=tcg|kvm (default: KVM when it really works), JOBS=N.
+
+ARCH		?= x86_64
+BUILD		:= build
+OUT		:= $(BUILD)/$(ARCH)
+HARNESS		:= tools/testing/probes
+FRAGMENTS	:= $(HARNESS)/config/probes.config $(HARNESS)/config/$(ARCH).config
+RESULTS		:= $(BUILD)/results
+LOGS		:= $(BUILD)/logs
+CHECK_TIMEOUT	?= 2400
+RUN_TIMEOUT	?= 600
+FTRACE		?= test.d/kprobe,test.d/dynevent
+
+export ARCH_HOST := $(shell uname -m)
+
+.PHONY: all setup base overlay kernel initramfs run check shell patches clean distclean help
+
+all: check
+
+help:
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+
+setup:
+	@$(HARNESS)/setup.sh $(ARCH)
+
+base: setup
+	@$(HARNESS)/prepare-base.sh $(BUILD)
+
+overlay: base
+	@$(HARNESS)/overlay.sh . $(BUILD)
+
+kernel: overlay
+	@$(HARNESS)/build.sh $(ARCH) $(BUILD)/src $(OUT) $(FRAGMENTS)
+
+initramfs: kernel
+	@$(HARNESS)/mkinitramfs.sh $(ARCH) $(OUT) $(BUILD)/src . $(OUT)/initramfs.cpio.gz
+
+run: initramfs
+	@rm -rf $(RESULTS)/$(ARCH)-run && mkdir -p $(RESULTS)/$(ARCH)-run
+	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz run \
+		$(LOGS)/$(ARCH)-run.log $(RESULTS)/$(ARCH)-run $(RUN_TIMEOUT) || true
+	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(ARCH)-run $(LOGS)/$(ARCH)-run.log \
+		$(RESULTS)/$(ARCH)-run.tap run
+
+check: initramfs
+	@rm -rf $(RESULTS)/$(ARCH) && mkdir -p $(RESULTS)/$(ARCH)
+	@$(HARNESS)/ftrace-cases.sh $(BUILD)/src "$(FTRACE)" $(RESULTS)/$(ARCH)/ftrace-skips.txt \
+		> $(RESULTS)/$(ARCH)/ftrace-cases.txt
+	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz check \
+		$(LOGS)/$(ARCH)-check.log $(RESULTS)/$(ARCH) $(CHECK_TIMEOUT) || true
+	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(ARCH) $(LOGS)/$(ARCH)-check.log \
+		$(RESULTS)/$(ARCH).tap check
+
+shell: initramfs
+	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz shell \
+		$(LOGS)/$(ARCH)-shell.log $(RESULTS)/$(ARCH)-shell 86400
+
+patches: base
+	@$(HARNESS)/patches.sh . $(BUILD)
+
+clean:
+	rm -rf $(OUT) $(RESULTS) $(LOGS)
+
+distclean:
+	rm -rf $(BUILD)

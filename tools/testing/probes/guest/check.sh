@@ -1,0 +1,38 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The full guest test run (make check): KUnit results, ftracetest, the
+# sample modules and our own selftests.  Each suite writes a TAP file to
+# /results; the host judges them together with the console log.
+. /opt/probes/lib.sh
+
+# 1. KUnit: the probe suites are built in and have run during boot.
+mkdir -p /results/kunit
+for d in /sys/kernel/debug/kunit/*/; do
+	[ -f "$d/results" ] || continue
+	cp "$d/results" "/results/kunit/$(basename "$d").ktap"
+done
+echo "probes: kunit suites: $(ls /results/kunit | tr '\n' ' ')"
+
+# 2. ftracetest, unmodified.  The host lists the cases to run (one a line,
+#    relative to the ftracetest directory) in /results/ftrace-cases.txt.
+if [ -s /results/ftrace-cases.txt ]; then
+	cd /opt/ftrace
+	echo "probes: ftracetest, $(wc -l < /results/ftrace-cases.txt) cases"
+	./ftracetest -K -vv -l /tmp/ftrace-logs $(cat /results/ftrace-cases.txt) \
+		> /results/ftrace.ktap 2> /results/ftrace.stderr
+	echo "probes: ftracetest exit $?"
+	cp -a /tmp/ftrace-logs /results/ftrace-logs 2>/dev/null
+	cd /
+	trace_reset
+fi
+
+# 3. Sample modules: load, drive, check their output, unload.
+sh /opt/probes/samples.sh
+
+# 4. Our own selftests (tools/testing/selftests/probes), if any.
+if [ -d /opt/probes/selftests ] && [ -x /opt/probes/selftests/run.sh ]; then
+	/opt/probes/selftests/run.sh > /results/selftests.tap 2> /results/selftests.stderr
+fi
+
+dmesg > /results/dmesg.txt

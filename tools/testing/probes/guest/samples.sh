@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Load each sample module, make the probed code run, check what the module
+# printed (kernel log) or traced (trace buffer), and unload it.
+. /opt/probes/lib.sh
+
+tap_begin /results/samples.tap
+
+# new_log: kernel log lines printed since the last call.
+LOG_MARK=0
+log_mark() { LOG_MARK=$(dmesg | wc -l); }
+new_log() { dmesg | tail -n +$((LOG_MARK + 1)); }
+
+# sample NAME MODPROBE_ARGS -- CHECK_COMMAND...
+sample() {
+	local name=$1 mod=$2 why
+	shift 2
+	log_mark
+	if ! modprobe $mod; then
+		tap_result fail "sample:$name" "modprobe $mod failed"
+		return
+	fi
+	workload
+	sleep 1
+	if why=$("$@"); then
+		tap_result ok "sample:$name"
+	else
+		tap_result fail "sample:$name" "$why"
+		new_log | tail -20 | sed 's/^/#   /' >> "$TAP_FILE"
+	fi
+	modprobe -r ${mod%% *} || tap_result fail "sample:$name:unload" "rmmod failed"
+}
+
+# expect_log PATTERN MIN: at least MIN new kernel log lines match PATTERN.
+expect_log() {
+	local n
+	n=$(new_log | grep -cE "$1")
+	[ "$n" -ge "$2" ] || { echo "expected >= $2 log lines matching '$1', got $n"; return 1; }
+}
+
+expect_trace() {
+	grep -qE "$1" $TRACING/trace || { echo "no trace line matching '$1'"; return 1; }
+}
+
+check_kprobe() {
+	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, ip = ' 1 &&
+	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, flags = ' 1
+}
+check_kretprobe() { expect_log 'kernel_clone returned [0-9]+ and took [0-9]+ ns to execute' 1; }
+check_fprobe() {
+	expect_log 'Enter <kernel_clone\+0x0/' 1 &&
+	expect_log 'Return from <kernel_clone\+0x0/.*> ip = .* to rip = ' 1
+}
+check_fprobe_sym() { expect_log 'Enter <vfs_read\+0x0/' 1; }
+check_trace_events() {
+	[ -d $TRACING/events/sample-trace/foo_bar ] || { echo "no sample-trace/foo_bar event"; return 1; }
+	echo 1 > $TRACING/events/sample-trace/foo_bar/enable
+	sleep 2
+	echo 0 > $TRACING/events/sample-trace/foo_bar/enable
+	expect_trace 'foo_bar: foo hello'
+}
+check_trace_printk() { expect_trace 'This is a static string that will use trace_bputs'; }
+
+trace_reset
+sample kprobe_example kprobe_example check_kprobe
+sample kretprobe_example kretprobe_example check_kretprobe
+sample fprobe_example fprobe_example check_fprobe
+sample "fprobe_example(symbol=vfs_read)" "fprobe_example symbol=vfs_read" check_fprobe_sym
+trace_reset
+sample trace-events-sample trace-events-sample check_trace_events
+trace_reset
+sample trace-printk trace-printk check_trace_printk
+trace_reset

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the guest's initramfs:
+#   /bin       busybox (static) and bash (static, for ftracetest)
+#   /lib/modules/<release>   the kernel's modules (modules_install output)
+#   /opt/ftrace              the tree's tools/testing/selftests/ftrace, unmodified
+#   /opt/probes              our guest scripts and tests
+#   /init                    guest/init
+#
+# Usage: mkinitramfs.sh ARCH KERNEL_OUT SRC_DIR REPO_DIR OUTPUT
+set -euo pipefail
+
+arch=$1 out=$(realpath "$2") src=$(realpath "$3") repo=$(realpath "$4") dest=$(realpath -m "$5")
+here=$repo/tools/testing/probes
+
+case $arch in
+x86_64) busybox=/bin/busybox bash=/bin/bash-static ;;
+arm64)  busybox=${ARM64_BUSYBOX:?} bash=${ARM64_BASH:?} ;;
+esac
+
+root=$(mktemp -d "${dest%/*}/initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,root,etc,results,lib/modules,opt,usr/bin,usr/sbin}
+cp "$busybox" "$root/bin/busybox"
+cp "$bash" "$root/bin/bash"
+for applet in $("$busybox" --list 2>/dev/null || true); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+ln -sf bash "$root/bin/sh"
+cp -a "$out/modroot/lib/modules/." "$root/lib/modules/"
+cp -a "$src/tools/testing/selftests/ftrace" "$root/opt/ftrace"
+cp -a "$here/guest" "$root/opt/probes"
+[ -d "$repo/tools/testing/selftests/probes" ] && cp -a "$repo/tools/testing/selftests/probes" "$root/opt/probes/selftests"
+cp "$here/guest/init" "$root/init"
+chmod +x "$root/init"
+echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
+echo "nobody:x:65534:65534:nobody:/:/bin/sh" >> "$root/etc/passwd"
+echo "root:x:0:" > "$root/etc/group"
+echo "nogroup:x:65534:" >> "$root/etc/group"
+
+(cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) | gzip -1 > "$dest.tmp"
+mv "$dest.tmp" "$dest"
+echo "  INITRAMFS ${dest#$PWD/} $(du -h "$dest" | cut -f1)"

@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lay this repository's kernel files over the base worktree ($BUILD/src).
+#
+# Every tracked file of the repository under a kernel path is copied in
+# when its content differs (unchanged files keep their mtime, so the
+# kernel build stays incremental).  A file that a previous overlay put in
+# and that the repository no longer has is restored from the base, or
+# removed if the base never had it.  Base files listed in
+# tools/testing/probes/deleted-files are removed from the tree.
+#
+# Usage: overlay.sh REPO_DIR BUILD_DIR [TREE_DIR]
+# TREE_DIR defaults to BUILD_DIR/src; its manifests sit beside it.
+# REPO_DIR need not be a git checkout (make patches overlays exported
+# commits): then every file under the kernel paths counts.
+set -euo pipefail
+
+repo=$(realpath "$1")
+build=$(realpath -m "$2")
+src=$(realpath -m "${3:-$build/src}")
+manifest=$src.overlay.manifest
+kpaths=(arch kernel include lib mm samples Documentation tools scripts Kconfig.probes)
+deleted_list=$repo/tools/testing/probes/deleted-files
+
+[ -d "$src" ] || { echo "overlay: $src missing; run prepare-base.sh" >&2; exit 1; }
+
+cd "$repo"
+# Tracked and untracked-but-not-ignored files, as a developer sees them.
+# The harness itself (tools/testing/probes) is host tooling, not kernel.
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	git ls-files -co --exclude-standard -- "${kpaths[@]}" 2>/dev/null
+else
+	for p in "${kpaths[@]}"; do [ -e "$p" ] && find "$p" -type f; done
+fi | grep -v '^tools/testing/probes/' | sort -u > "$manifest.new" || true
+
+changed=0
+while IFS= read -r f; do
+	[ -f "$repo/$f" ] || continue
+	if ! cmp -s "$repo/$f" "$src/$f"; then
+		mkdir -p "$(dirname "$src/$f")"
+		cp "$repo/$f" "$src/$f"
+		[ -n "${QUIET:-}" ] || echo "  OVERLAY  $f"
+		changed=$((changed + 1))
+	fi
+done < "$manifest.new"
+
+# Files overlaid last time that are gone from the repository now.
+if [ -f "$manifest" ]; then
+	comm -23 "$manifest" "$manifest.new" | while IFS= read -r f; do
+		if git -C "$src" cat-file -e "base:$f" 2>/dev/null; then
+			git -C "$src" checkout base -- "$f"
+			echo "  RESTORE  $f"
+		else
+			rm -f "$src/$f"
+			echo "  REMOVE   $f"
+		fi
+	done
+fi
+mv "$manifest.new" "$manifest"
+
+# Base files the series deletes; a file dropped from the list comes back.
+dmanifest=$src.deleted.manifest
+if [ -f "$deleted_list" ]; then
+	grep -v '^[[:space:]]*\(#\|$\)' "$deleted_list" | sort -u > "$dmanifest.new" || true
+else
+	: > "$dmanifest.new"
+fi
+while IFS= read -r f; do
+	if [ -e "$src/$f" ] && ! grep -qxF "$f" "$manifest"; then
+		rm -f "$src/$f"
+		echo "  DELETE   $f"
+	fi
+done < "$dmanifest.new"
+if [ -f "$dmanifest" ]; then
+	comm -23 "$dmanifest" "$dmanifest.new" | while IFS= read -r f; do
+		if ! grep -qxF "$f" "$manifest" && git -C "$src" cat-file -e "base:$f" 2>/dev/null; then
+			git -C "$src" checkout base -- "$f"
+			echo "  RESTORE  $f"
+		fi
+	done
+fi
+mv "$dmanifest.new" "$dmanifest"
+
+# Kconfig.probes is sourced from the top-level Kconfig.
+if [ -f "$src/Kconfig.probes" ]; then
+	if ! grep -q 'source "Kconfig.probes"' "$src/Kconfig"; then
+		printf '\nsource "Kconfig.probes"\n' >> "$src/Kconfig"
+		echo "  KCONFIG  source Kconfig.probes"
+	fi
+elif grep -q 'source "Kconfig.probes"' "$src/Kconfig"; then
+	git -C "$src" checkout base -- Kconfig
+fi

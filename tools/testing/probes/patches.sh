@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Write the patch series: every commit of this repository that changes the
+# kernel tree becomes one patch, with the commit's subject, body and
+# author.  The commits are replayed onto the untouched base in a worktree
+# ($BUILD/series, branch "series"), then "git format-patch" writes them to
+# $BUILD/patches with a cover letter.  Commits that only touch the harness
+# (Makefile, README, tools/testing/probes) do not appear.
+#
+# Usage: patches.sh REPO_DIR BUILD_DIR
+set -euo pipefail
+
+repo=$(realpath "$1")
+build=$(realpath -m "$2")
+here=$repo/tools/testing/probes
+base=$build/base
+tree=$build/series
+outdir=$build/patches
+version=$(cat "$build/base-version")
+
+git -C "$base" worktree prune
+if [ ! -e "$tree/.git" ]; then
+	git -C "$base" worktree add -q -B series "$tree" base
+fi
+git -C "$tree" checkout -q -B series base
+git -C "$tree" reset -q --hard base
+git -C "$tree" clean -qfdx
+rm -f "$tree.overlay.manifest" "$tree.deleted.manifest"
+
+export_dir=$(mktemp -d)
+trap 'rm -rf "$export_dir"' EXIT
+
+signoff_name=$(git -C "$repo" config user.name || echo "Probes Developers")
+signoff_mail=$(git -C "$repo" config user.email || echo "probes@localhost")
+
+count=0
+for c in $(git -C "$repo" rev-list --reverse HEAD); do
+	rm -rf "$export_dir/t" && mkdir "$export_dir/t"
+	git -C "$repo" archive "$c" | tar -x -C "$export_dir/t"
+	QUIET=1 "$here/overlay.sh" "$export_dir/t" "$build" "$tree" >/dev/null
+	git -C "$tree" add -A
+	git -C "$tree" diff --cached --quiet && continue
+	msg=$(git -C "$repo" log -1 --format=%B "$c")
+	author=$(git -C "$repo" log -1 --format='%an <%ae>' "$c")
+	date=$(git -C "$repo" log -1 --format=%aD "$c")
+	echo "$msg" | grep -q '^Signed-off-by:' ||
+		msg=$(printf '%s\n\nSigned-off-by: %s\n' "$msg" "$author")
+	GIT_COMMITTER_NAME="$signoff_name" GIT_COMMITTER_EMAIL="$signoff_mail" \
+		git -C "$tree" commit -q --author="$author" --date="$date" -m "$msg"
+	count=$((count + 1))
+done
+
+rm -rf "$outdir" && mkdir -p "$outdir"
+if [ "$count" = 0 ]; then
+	echo "  PATCHES  no commit changes the kernel tree yet"
+	exit 0
+fi
+cover=$(mktemp)
+{
+	echo "probes: our own kprobes, kretprobes, fprobe and probe events for $version"
+	echo
+	echo "This series replaces the probe subsystem of Linux $version with our"
+	echo "own implementation, layer by layer.  It applies to the untouched"
+	echo "base tree (Debian linux-source-6.12, $version)."
+	echo
+	if [ -f "$build/results/x86_64.tap" ]; then
+		echo "Test results (make check, x86_64):"
+		tail -n +2 "$build/results/x86_64.tap" | grep -c '^ok' | sed 's/^/  passed: /'
+		grep -c '^not ok' "$build/results/x86_64.tap" | sed 's/^/  failed: /' || true
+		echo
+	fi
+} > "$cover"
+git -C "$tree" format-patch -q --cover-letter --cover-from-description=subject \
+	-o "$outdir" base..series
+# Fill in the cover letter from the description above.
+python3 - "$outdir"/0000-cover-letter.patch "$cover" <<'PY'
+import sys
+path, cover = sys.argv[1], open(sys.argv[2]).read()
+subject, _, body = cover.partition("\n\n")
+text = open(path).read()
+text = text.replace("*** SUBJECT HERE ***", subject)
+text = text.replace("*** BLURB HERE ***", body.rstrip())
+open(path, "w").write(text)
+PY
+rm -f "$cover"
+echo "  PATCHES  $count patches + cover letter in ${outdir#$PWD/}"
+ls "$outdir" | sed 's/^/           /'

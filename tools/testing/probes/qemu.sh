@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel + initramfs in QEMU with a hard time-out.
+#
+#   qemu.sh ARCH KERNEL INITRAMFS MODE LOG RESULTS_DIR TIMEOUT_S [CMDLINE...]
+#
+# The console goes to LOG (and to stdout when VERBOSE=1 or MODE=run);
+# RESULTS_DIR is shared with the guest over 9p as /results.  KVM is used
+# only when a test guest really runs under it (see kvm_works), otherwise
+# TCG.  Exit status: 0 when the guest powered off by itself, 124 on
+# time-out, else QEMU's status.
+set -uo pipefail
+
+arch=$1 kernel=$2 initrd=$3 mode=$4 log=$5 results=$6 tmo=$7
+shift 7
+extra="$*"
+
+mkdir -p "$(dirname "$log")" "$results"
+
+# /dev/kvm may open, create a VM and even run a boot sector where a real
+# kernel still hangs (nested hosts).  So boot this very kernel under KVM
+# into the initramfs' "kvmprobe" mode, which powers off at once, and use
+# KVM only if that arrives in time.  The verdict is kept per host boot.
+kvm_works() {
+	[ "${ACCEL:-auto}" = tcg ] && return 1
+	[ "${ACCEL:-auto}" = kvm ] && return 0
+	[ "$arch" = x86_64 ] && [ -w /dev/kvm ] || return 1
+	local cache plog
+	cache=$(dirname "$log")/kvm-verdict.$(cat /proc/sys/kernel/random/boot_id 2>/dev/null)
+	if [ ! -f "$cache" ]; then
+		plog=$(dirname "$log")/kvm-probe.log
+		timeout -k 2 40 qemu-system-x86_64 -M q35 -accel kvm -cpu host -smp 2 -m 1G \
+			-nographic -no-reboot -kernel "$kernel" -initrd "$initrd" \
+			-append "console=ttyS0 panic=-1 probes.mode=kvmprobe" \
+			> "$plog" 2>&1 < /dev/null
+		if grep -q 'probes: kvmprobe done' "$plog"; then echo kvm; else echo tcg; fi > "$cache"
+	fi
+	[ "$(cat "$cache")" = kvm ]
+}
+
+case $arch in
+x86_64)
+	qemu=(qemu-system-x86_64 -M q35)
+	if kvm_works; then
+		qemu+=(-accel kvm -cpu host)
+		accel=kvm
+	else
+		qemu+=(-accel tcg,thread=multi -cpu max)
+		accel=tcg
+	fi
+	console=ttyS0
+	;;
+arm64)
+	qemu=(qemu-system-aarch64 -M virt -cpu max -accel tcg,thread=multi)
+	accel=tcg
+	console=ttyAMA0
+	;;
+esac
+[ -n "${ICOUNT:-}" ] && qemu+=(-icount "$ICOUNT") && accel="$accel icount=$ICOUNT"
+
+cmdline="console=$console panic=-1 nokaslr loglevel=7 probes.mode=$mode $extra"
+echo "  QEMU     $arch ($accel) mode=$mode timeout=${tmo}s log=${log#$PWD/}"
+
+qemu+=(-smp 2 -m 2G -nographic -no-reboot
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-virtfs "local,path=$results,mount_tag=results,security_model=none,id=results")
+
+if [ "${VERBOSE:-0}" = 1 ] || [ "$mode" = run ] || [ "$mode" = shell ]; then
+	timeout --foreground -k 5 "$tmo" "${qemu[@]}" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+else
+	timeout -k 5 "$tmo" "${qemu[@]}" > "$log" 2>&1 < /dev/null
+	rc=$?
+fi
+[ $rc = 124 ] && echo "  QEMU     timed out after ${tmo}s" >&2
+exit $rc

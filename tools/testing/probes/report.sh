@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Merge what a guest run left in RESULTS_DIR, plus the console LOG, into
+# one TAP file, print the failures and end with the count line.
+#
+#   report.sh ARCH RESULTS_DIR LOG TAP_OUT MODE
+#
+# Anything missing is a failure: a KUnit suite that did not report, fewer
+# ftracetest results than cases, a guest that never reached the end of
+# its script.  So is any oops, BUG, WARNING, lockdep, KASAN or UBSAN report
+# on the console.  Exit status 1 if anything failed.
+set -uo pipefail
+
+arch=$1 res=$2 log=$3 tap=$4 mode=$5
+kunit_suites=${KUNIT_SUITES:-"kprobes_test fprobe_test"}
+body=$(mktemp)
+trap 'rm -f "$body"' EXIT
+
+pass=0 fail=0 skip=0 n=0
+emit() { # ok|fail|skip NAME [REASON]
+	n=$((n + 1))
+	case $1 in
+	ok)   echo "ok $n $2" >> "$body"; pass=$((pass + 1)) ;;
+	skip) echo "ok $n $2 # SKIP ${3:-}" >> "$body"; skip=$((skip + 1)) ;;
+	*)    echo "not ok $n $2${3:+ # $3}" >> "$body"; fail=$((fail + 1))
+	      echo "FAIL: $2${3:+ ($3)}" ;;
+	esac
+}
+
+# merge_tap PREFIX FILE [DEPTH_INDENT]: take the result lines of a TAP/KTAP
+# file at one nesting level (leading spaces), directives included.
+merge_tap() {
+	local prefix=$1 file=$2 indent=${3:-} line rest name
+	while IFS= read -r line; do
+		case $line in
+		"${indent}ok "*|"${indent}not ok "*) ;;
+		*) continue ;;
+		esac
+		rest=${line#"$indent"}
+		[ "${rest:0:1}" = " " ] && continue
+		name=$(echo "$rest" | sed -E 's/^(not )?ok [0-9]+ //; s/ *#.*$//')
+		if echo "$rest" | grep -qiE '# *(SKIP|XFAIL)'; then
+			emit skip "$prefix$name" "$(echo "$rest" | sed -E 's/.*# *//')"
+		elif [ "${rest:0:3}" = "ok " ]; then
+			emit ok "$prefix$name"
+		else
+			emit fail "$prefix$name" "$(echo "$rest" | sed -nE 's/.*# *//p')"
+		fi
+	done < "$file"
+}
+
+if [ "$mode" = check ]; then
+	# KUnit: one file per suite, cases one level in.
+	for s in $kunit_suites; do
+		f=$res/kunit/$s.ktap
+		if [ ! -s "$f" ]; then
+			emit fail "kunit:$s" "suite did not report"
+			continue
+		fi
+		before=$n
+		merge_tap "kunit:$s:" "$f" "    "
+		[ $n -gt $before ] || emit fail "kunit:$s" "no test cases in results"
+	done
+
+	# ftracetest: every listed case must report; known base bugs skip.
+	expect_ftrace=$(cat "$res/ftrace-cases.txt" 2>/dev/null | wc -l)
+	f=$res/ftrace.ktap
+	if [ "$expect_ftrace" != 0 ]; then
+		if [ -s "$f" ]; then
+			before=$n
+			merge_tap "ftrace:" "$f"
+			got=$((n - before))
+			[ "$got" = "$expect_ftrace" ] ||
+				emit fail "ftrace:all-cases-reported" "$got of $expect_ftrace cases reported"
+		else
+			emit fail "ftrace" "no ftracetest results"
+		fi
+	fi
+	if [ -s "$res/ftrace-skips.txt" ]; then
+		while read -r c reason; do
+			emit skip "ftrace:$c" "$reason"
+		done < "$res/ftrace-skips.txt"
+	fi
+
+	for t in samples selftests; do
+		[ -f "$res/$t.tap" ] && merge_tap "" "$res/$t.tap"
+	done
+	[ -f "$res/samples.tap" ] || emit fail "samples" "sample checks did not run"
+fi
+
+# The guest ran its script to the end.
+if grep -q "probes: $mode done" "$log"; then
+	emit ok "guest:$mode-completed"
+else
+	emit fail "guest:$mode-completed" "guest did not finish (crash, hang or time-out; see ${log#$PWD/})"
+fi
+
+# Nothing on the console that a kernel developer would call a splat.
+splat='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|KFENCE:|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|stack-protector:|Unable to handle kernel|invalid opcode:|kernel BUG at|RCU stall|watchdog: BUG)'
+if grep -qE "$splat" "$log"; then
+	emit fail "console:no-kernel-splat" "$(grep -m1 -E "$splat" "$log" | tr -d '\r' | cut -c1-120)"
+	grep -m3 -B2 -A25 -E "$splat" "$log" | sed 's/^/#   /' >> "$body"
+else
+	emit ok "console:no-kernel-splat"
+fi
+
+mkdir -p "$(dirname "$tap")"
+{
+	echo "TAP version 13"
+	echo "# probes $mode, $arch, kernel $(cat "$res/kernel-release" 2>/dev/null || echo '?')"
+	echo "1..$n"
+	cat "$body"
+} > "$tap"
+echo "  TAP      ${tap#$PWD/}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail = 0 ]
