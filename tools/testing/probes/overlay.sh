@@ -82,6 +82,23 @@ if [ -f "$dmanifest" ]; then
 fi
 mv "$dmanifest.new" "$dmanifest"
 
+# MAINTAINERS holds our subsystem entry in the kernel's format; it takes
+# the place of the base's KPROBES entry in the tree's MAINTAINERS.
+if [ -f "$repo/MAINTAINERS" ]; then
+	tmp=$(mktemp)
+	git -C "$src" show base:MAINTAINERS | awk -v ours="$repo/MAINTAINERS" '
+		/^KPROBES$/ { while ((getline l < ours) > 0) print l; skip = 1; next }
+		skip && /^$/ { skip = 0 }
+		!skip' > "$tmp"
+	if ! cmp -s "$tmp" "$src/MAINTAINERS"; then
+		cp "$tmp" "$src/MAINTAINERS"
+		echo "  MAINT    our entry in MAINTAINERS"
+	fi
+	rm -f "$tmp"
+elif ! git -C "$src" diff --quiet base -- MAINTAINERS; then
+	git -C "$src" checkout base -- MAINTAINERS
+fi
+
 # Kconfig.probes is sourced from the top-level Kconfig.
 if [ -f "$src/Kconfig.probes" ]; then
 	if ! grep -q 'source "Kconfig.probes"' "$src/Kconfig"; then

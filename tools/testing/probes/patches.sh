@@ -64,14 +64,18 @@ cover=$(mktemp)
 	echo "own implementation, layer by layer.  It applies to the untouched"
 	echo "base tree (Debian linux-source-6.12, $version)."
 	echo
-	if [ -f "$build/results/x86_64.tap" ]; then
-		echo "Test results (make check, x86_64):"
-		tail -n +2 "$build/results/x86_64.tap" | grep -c '^ok' | sed 's/^/  passed: /'
-		grep -c '^not ok' "$build/results/x86_64.tap" | sed 's/^/  failed: /' || true
+	for tap in "$build"/results/*.tap; do
+		[ -f "$tap" ] || continue
+		echo "Last test run ($(basename "$tap" .tap), make check):"
+		ok=$(grep -c '^ok' "$tap" || true)
+		sk=$(grep -c '^ok.*# SKIP' "$tap" || true)
+		nok=$(grep -c '^not ok' "$tap" || true)
+		echo "  $((ok - sk)) passed, $nok failed, $sk skipped"
 		echo
-	fi
+	done
 } > "$cover"
-git -C "$tree" format-patch -q --cover-letter --cover-from-description=subject \
+git -C "$tree" -c user.name="$signoff_name" -c user.email="$signoff_mail" \
+	format-patch -q --cover-letter --cover-from-description=subject \
 	-o "$outdir" base..series
 # Fill in the cover letter from the description above.
 python3 - "$outdir"/0000-cover-letter.patch "$cover" <<'PY'

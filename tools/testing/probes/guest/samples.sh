@@ -44,15 +44,16 @@ expect_trace() {
 }
 
 check_kprobe() {
-	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, ip = ' 1 &&
+	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, ip = (0x)?[0-9a-f]+, flags = ' 1 &&
 	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, flags = ' 1
 }
 check_kretprobe() { expect_log 'kernel_clone returned [0-9]+ and took [0-9]+ ns to execute' 1; }
+# The fprobe entry ip is the function's ftrace site: +0 or after an ENDBR.
 check_fprobe() {
-	expect_log 'Enter <kernel_clone\+0x0/' 1 &&
-	expect_log 'Return from <kernel_clone\+0x0/.*> ip = .* to rip = ' 1
+	expect_log 'Enter <kernel_clone\+0x[0-9a-f]+/' 1 &&
+	expect_log 'Return from <kernel_clone\+0x[0-9a-f]+/.*> ip = .* to rip = .*\(__do_sys_clone\+' 1
 }
-check_fprobe_sym() { expect_log 'Enter <vfs_read\+0x0/' 1; }
+check_fprobe_sym() { expect_log 'Enter <vfs_read\+0x[0-9a-f]+/' 1; }
 check_trace_events() {
 	[ -d $TRACING/events/sample-trace/foo_bar ] || { echo "no sample-trace/foo_bar event"; return 1; }
 	echo 1 > $TRACING/events/sample-trace/foo_bar/enable
