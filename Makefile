@@ -11,7 +11,8 @@
 #
 # Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
 # (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
-# ACCEL=tcg|kvm (default: KVM when it really works), JOBS=N.
+# ACCEL=tcg|kvm (default: KVM when it really works), JOBS=N,
+# CMDLINE="..." (extra guest kernel arguments, e.g. kunit.filter_glob=...).
 
 ARCH		?= x86_64
 BUILD		:= build
@@ -23,6 +24,7 @@ LOGS		:= $(BUILD)/logs
 CHECK_TIMEOUT	?= 2400
 RUN_TIMEOUT	?= 600
 FTRACE		?= test.d/kprobe,test.d/dynevent
+CMDLINE		?=
 
 export ARCH_HOST := $(shell uname -m)
 
@@ -60,7 +62,7 @@ check: initramfs
 	@$(HARNESS)/ftrace-cases.sh $(BUILD)/src "$(FTRACE)" $(RESULTS)/$(ARCH)/ftrace-skips.txt \
 		> $(RESULTS)/$(ARCH)/ftrace-cases.txt
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz check \
-		$(LOGS)/$(ARCH)-check.log $(RESULTS)/$(ARCH) $(CHECK_TIMEOUT) || true
+		$(LOGS)/$(ARCH)-check.log $(RESULTS)/$(ARCH) $(CHECK_TIMEOUT) $(CMDLINE) || true
 	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(ARCH) $(LOGS)/$(ARCH)-check.log \
 		$(RESULTS)/$(ARCH).tap check
 
