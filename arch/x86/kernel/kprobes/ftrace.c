@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * x86 kprobes: the ftrace path.
+ *
+ * A probe on a function's fentry site does not need an int3: ftrace
+ * already calls out from there.  The generic core registers an ftrace_ops
+ * with kprobe_ftrace_handler() for such probes; the handler makes the
+ * call look like an int3 hit followed by the step over the (5-byte nop)
+ * fentry instruction, so that handlers see the same registers either way.
+ */
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/hardirq.h>
+#include <linux/preempt.h>
+#include <linux/ftrace.h>
+
+#include "common.h"
+
+/**
+ * kprobe_ftrace_handler - run the kprobe on an fentry site
+ * @ip: address of the fentry site (the probe address)
+ * @parent_ip: return address of the probed function
+ * @ops: the kprobes ftrace_ops
+ * @fregs: registers saved by the ftrace trampoline (full pt_regs, since
+ *         the ops asks for FTRACE_OPS_FL_SAVE_REGS)
+ *
+ * Called by ftrace with preemption disabled, in any context the probed
+ * function runs in (including NMI).  On entry regs->ip is the address
+ * after the fentry site; the trampoline resumes at whatever regs->ip says
+ * on return, which is how a pre_handler returning non-zero redirects.
+ */
+void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
+			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct kprobe_ctlblk *kcb;
+	unsigned long resume;
+	struct kprobe *p;
+	int bit;
+
+	if (unlikely(kprobe_ftrace_disabled) || !regs)
+		return;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+
+	p = get_kprobe((kprobe_opcode_t *)ip);
+	if (!p || kprobe_disabled(p))
+		goto out;
+
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(p);
+		goto out;
+	}
+
+	kcb = get_kprobe_ctlblk();
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+
+	resume = regs->ip;
+	/* As if the int3 at @ip had trapped. */
+	regs->ip = ip + INT3_INSN_SIZE;
+	if (p->pre_handler && p->pre_handler(p, regs))
+		goto done;	/* the handler chose where to go */
+
+	/* As if the fentry nop had been stepped. */
+	regs->ip = ip + MCOUNT_INSN_SIZE;
+	if (p->post_handler) {
+		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		p->post_handler(p, regs, 0);
+	}
+	regs->ip = resume;
+done:
+	__this_cpu_write(current_kprobe, NULL);
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+NOKPROBE_SYMBOL(kprobe_ftrace_handler);
+
+/**
+ * arch_prepare_kprobe_ftrace - prepare a probe that ftrace will call
+ * @p: the probe, on an fentry site
+ *
+ * Called with kprobe_mutex held.  Nothing is copied: the fentry site is
+ * never stepped or emulated.
+ */
+int arch_prepare_kprobe_ftrace(struct kprobe *p)
+{
+	memset(&p->ainsn, 0, sizeof(p->ainsn));
+	p->ainsn.size = MCOUNT_INSN_SIZE;
+	return 0;
+}
