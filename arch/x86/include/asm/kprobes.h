@@ -12,38 +12,43 @@
 #include <asm-generic/kprobes.h>
 
 #ifdef CONFIG_KPROBES
-#include <linux/types.h>
-#include <linux/ptrace.h>
-#include <linux/percpu.h>
-#include <asm/text-patching.h>
 #include <asm/insn.h>
+#include <asm/text-patching.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/types.h>
 
-/* Instruction slots come from the generic insn cache (execmem pages). */
-#define __ARCH_WANT_KPROBES_INSN_SLOT
-
-struct pt_regs;
-struct kprobe;
-
+/* A probe replaces one byte: the first of the instruction, by int3. */
 typedef u8 kprobe_opcode_t;
 
-/* Slots are written with text_poke(), which keeps the I-cache coherent. */
-#define flush_insn_slot(p)	do { } while (0)
+/*
+ * Copies run from slots of the generic insn cache (execmem pages); they
+ * are written with text_poke(), which keeps the I-cache coherent.
+ */
+#define __ARCH_WANT_KPROBES_INSN_SLOT
 
-/* Boundaries of the optprobe detour template (opt.c). */
-extern __visible kprobe_opcode_t optprobe_template_entry[];
-extern __visible kprobe_opcode_t optprobe_template_clac[];
-extern __visible kprobe_opcode_t optprobe_template_val[];
-extern __visible kprobe_opcode_t optprobe_template_call[];
-extern __visible kprobe_opcode_t optprobe_template_end[];
-#define MAX_OPTIMIZED_LENGTH (MAX_INSN_SIZE + DISP32_SIZE)
-#define MAX_OPTINSN_SIZE 				\
-	(((unsigned long)optprobe_template_end -	\
-	  (unsigned long)optprobe_template_entry) +	\
-	 MAX_OPTIMIZED_LENGTH + JMP32_INSN_SIZE)
+struct kprobe;
+struct pt_regs;
 
-extern const int kretprobe_blacklist_size;
+static inline void flush_insn_slot(struct kprobe *p)
+{
+}
 
-void arch_remove_kprobe(struct kprobe *p);
+/*
+ * The optprobe detour template (opt.c): its code, then the labels where
+ * opt.c patches in the clac, the kprobe address and the handler call.
+ * A detour buffer holds the template, up to MAX_OPTIMIZED_LENGTH bytes
+ * of copied instructions and the jump back.
+ */
+extern __visible kprobe_opcode_t optprobe_template_entry[],
+	optprobe_template_clac[], optprobe_template_val[],
+	optprobe_template_call[], optprobe_template_end[];
+#define KP_OPT_TEMPLATE_SIZE					\
+	((unsigned long)optprobe_template_end -			\
+	 (unsigned long)optprobe_template_entry)
+#define MAX_OPTIMIZED_LENGTH	(MAX_INSN_SIZE + DISP32_SIZE)
+#define MAX_OPTINSN_SIZE					\
+	(KP_OPT_TEMPLATE_SIZE + MAX_OPTIMIZED_LENGTH + JMP32_INSN_SIZE)
 
 /*
  * How the hit path completes one probed instruction; decided once by
@@ -65,19 +70,20 @@ struct arch_specific_insn {
 	s32 disp;
 };
 
+/* An optimized probe (opt.c): the jump and what it displaced. */
 struct arch_optimized_insn {
-	/* copy of the original instructions */
-	kprobe_opcode_t copied_insn[DISP32_SIZE];
-	/* detour code buffer */
+	/* detour buffer, from the optinsn slot cache */
 	kprobe_opcode_t *insn;
-	/* the size of instructions copied to detour code buffer */
+	/* bytes of original instructions copied into it; 0: not prepared */
 	size_t size;
+	/* the text the jump's rel32 overwrote after the int3 byte */
+	kprobe_opcode_t copied_insn[DISP32_SIZE];
 };
 
-/* Return true (!0) if optinsn is prepared for optimization. */
+/* Non-zero once arch_prepare_optimized_kprobe() built the detour. */
 static inline int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
 {
-	return optinsn->size;
+	return optinsn->size != 0;
 }
 
 /* The probe this CPU was running when it reentered another one. */
@@ -95,8 +101,12 @@ struct kprobe_ctlblk {
 	struct kprobe_outer outer;
 };
 
-extern int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
-extern int kprobe_int3_handler(struct pt_regs *regs);
+/* Entry points from the trap handlers (core.c). */
+int kprobe_int3_handler(struct pt_regs *regs);
+int kprobe_fault_handler(struct pt_regs *regs, int trapnr);
+void arch_remove_kprobe(struct kprobe *p);
+
+extern const int kretprobe_blacklist_size;
 
 #endif /* CONFIG_KPROBES */
 #endif /* _ASM_X86_KPROBES_H */

@@ -20,55 +20,45 @@
  */
 #ifdef CONFIG_X86_64
 
-#define __KP_PUSH(reg)		"	pushq %" #reg "\n"
-#define __KP_POP(reg)		"	popq %" #reg "\n"
-#define __KP_SP_ADD(n)		"	addq $" #n ", %rsp\n"
-#define __KP_SP_SUB(n)		"	subq $" #n ", %rsp\n"
-
 /* orig_ax, ip, cs: three words the callers fill or skip. */
 #define SAVE_REGS_STRING						\
-	__KP_SP_SUB(24)							\
-	__KP_PUSH(rdi) __KP_PUSH(rsi) __KP_PUSH(rdx) __KP_PUSH(rcx)	\
-	__KP_PUSH(rax) __KP_PUSH(r8) __KP_PUSH(r9) __KP_PUSH(r10)	\
-	__KP_PUSH(r11) __KP_PUSH(rbx) __KP_PUSH(rbp) __KP_PUSH(r12)	\
-	__KP_PUSH(r13) __KP_PUSH(r14) __KP_PUSH(r15)			\
+	"	subq $24, %rsp\n"						\
+	"	pushq %rdi; pushq %rsi; pushq %rdx; pushq %rcx\n"		\
+	"	pushq %rax; pushq %r8; pushq %r9; pushq %r10\n"			\
+	"	pushq %r11; pushq %rbx; pushq %rbp; pushq %r12\n"		\
+	"	pushq %r13; pushq %r14; pushq %r15\n"				\
 	ENCODE_FRAME_POINTER
 
 #define RESTORE_REGS_STRING						\
-	__KP_POP(r15) __KP_POP(r14) __KP_POP(r13) __KP_POP(r12)		\
-	__KP_POP(rbp) __KP_POP(rbx) __KP_POP(r11) __KP_POP(r10)		\
-	__KP_POP(r9) __KP_POP(r8) __KP_POP(rax) __KP_POP(rcx)		\
-	__KP_POP(rdx) __KP_POP(rsi) __KP_POP(rdi)			\
-	__KP_SP_ADD(24)
+	"	popq %r15; popq %r14; popq %r13; popq %r12\n"			\
+	"	popq %rbp; popq %rbx; popq %r11; popq %r10\n"			\
+	"	popq %r9; popq %r8; popq %rax; popq %rcx\n"			\
+	"	popq %rdx; popq %rsi; popq %rdi\n"				\
+	"	addq $24, %rsp\n"
 
 #else /* CONFIG_X86_32 */
 
-#define __KP_PUSH(reg)		"	pushl %" #reg "\n"
-#define __KP_POP(reg)		"	popl %" #reg "\n"
-#define __KP_SP_ADD(n)		"	addl $" #n ", %esp\n"
-#define __KP_SP_SUB(n)		"	subl $" #n ", %esp\n"
-
 /* gs, orig_ax, ip, cs: four words the callers fill or skip. */
 #define SAVE_REGS_STRING						\
-	__KP_SP_SUB(16)							\
-	__KP_PUSH(fs) __KP_PUSH(es) __KP_PUSH(ds) __KP_PUSH(eax)	\
-	__KP_PUSH(ebp) __KP_PUSH(edi) __KP_PUSH(esi) __KP_PUSH(edx)	\
-	__KP_PUSH(ecx) __KP_PUSH(ebx)					\
+	"	subl $16, %esp\n"						\
+	"	pushl %fs; pushl %es; pushl %ds; pushl %eax\n"			\
+	"	pushl %ebp; pushl %edi; pushl %esi; pushl %edx\n"		\
+	"	pushl %ecx; pushl %ebx\n"					\
 	ENCODE_FRAME_POINTER
 
 /* The segment registers are not reloaded: skip ds, es, fs too. */
 #define RESTORE_REGS_STRING						\
-	__KP_POP(ebx) __KP_POP(ecx) __KP_POP(edx) __KP_POP(esi)		\
-	__KP_POP(edi) __KP_POP(ebp) __KP_POP(eax)			\
-	__KP_SP_ADD(28)
+	"	popl %ebx; popl %ecx; popl %edx; popl %esi\n"			\
+	"	popl %edi; popl %ebp; popl %eax\n"				\
+	"	addl $28, %esp\n"
 
 #endif /* CONFIG_X86_64 */
 
 /*
- * True when @insn, read from @orig_addr, may run from a copy that simply
- * falls through to a jump back to the original text: it does not branch,
- * does not depend on where it runs (rip-relative operands are relocated
- * by __copy_instruction()), does not touch the interrupt flag and has no
+ * True when @insn, read from @orig_addr, may run from a copy followed by a
+ * jump back to the original text: it does not branch, does not depend on
+ * where it runs (rip-relative operands are relocated by
+ * __copy_instruction()), does not touch the interrupt flag and has no
  * exception table entry.  Used for boosting and by the optprobe detour.
  */
 bool can_boost(struct insn *insn, void *orig_addr);

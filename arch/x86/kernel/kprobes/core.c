@@ -79,6 +79,18 @@ struct kretprobe_blackpoint kretprobe_blacklist[] = {
 
 const int kretprobe_blacklist_size = ARRAY_SIZE(kretprobe_blacklist);
 
+/* Return probes use rethook: no kprobe is a kretprobe trampoline. */
+int arch_trampoline_kprobe(struct kprobe *p)
+{
+	return false;
+}
+
+/* Nothing to set up: slots and tables are static or allocated lazily. */
+int __init arch_init_kprobes(void)
+{
+	return 0;
+}
+
 /* ---------------------------------------------------------------------
  * Part 1: decode, classify, prepare.
  */
@@ -243,25 +255,16 @@ bool can_boost(struct insn *insn, void *orig_addr)
 	return !search_exception_tables((unsigned long)orig_addr);
 }
 
-/* Write a 5-byte rel32 branch with @opcode at @dest, to run at @from. */
-static void kp_put_rel32(u8 opcode, void *dest, void *from, void *to)
-{
-	u8 *p = dest;
-
-	p[0] = opcode;
-	put_unaligned((s32)((long)to - ((long)from + JMP32_INSN_SIZE)),
-		      (s32 *)(p + 1));
-}
-
+/* Both are the text-patching generator with a fixed opcode (common.h). */
 void synthesize_reljump(void *dest, void *from, void *to)
 {
-	kp_put_rel32(JMP32_INSN_OPCODE, dest, from, to);
+	__text_gen_insn(dest, JMP32_INSN_OPCODE, from, to, JMP32_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(synthesize_reljump);
 
 void synthesize_relcall(void *dest, void *from, void *to)
 {
-	kp_put_rel32(CALL_INSN_OPCODE, dest, from, to);
+	__text_gen_insn(dest, CALL_INSN_OPCODE, from, to, CALL_INSN_SIZE);
 }
 NOKPROBE_SYMBOL(synthesize_relcall);
 
@@ -590,21 +593,16 @@ kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 	return (kprobe_opcode_t *)(addr + offset);
 }
 
-/* Boot: the entry code runs before the kernel state kprobes rely on. */
+/*
+ * Boot, kprobe_mutex held: the entry code runs before the kernel state
+ * kprobes rely on (stack, GS base, RCU watching) is set up.
+ */
 int __init arch_populate_kprobe_blacklist(void)
 {
-	return kprobe_add_area_blacklist((unsigned long)__entry_text_start,
+	unsigned long start = (unsigned long)__entry_text_start;
+
+	return kprobe_add_area_blacklist(start,
 					 (unsigned long)__entry_text_end);
-}
-
-int __init arch_init_kprobes(void)
-{
-	return 0;
-}
-
-int arch_trampoline_kprobe(struct kprobe *p)
-{
-	return 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -621,7 +619,7 @@ int arch_trampoline_kprobe(struct kprobe *p)
 			 X86_EFLAGS_ID)
 
 /* loop/loope/loopne/jrcxz: decrement and test the counter. */
-static bool kp_loop_taken(struct pt_regs *regs, u8 op)
+static nokprobe_inline bool kp_loop_taken(struct pt_regs *regs, u8 op)
 {
 	bool zf = regs->flags & X86_EFLAGS_ZF;
 
@@ -637,10 +635,9 @@ static bool kp_loop_taken(struct pt_regs *regs, u8 op)
 		return zf;
 	return true;			/* loop */
 }
-NOKPROBE_SYMBOL(kp_loop_taken);
 
 /* Do on @regs what the instruction of @p would have done. */
-static void kp_emulate(struct kprobe *p, struct pt_regs *regs)
+static nokprobe_inline void kp_emulate(struct kprobe *p, struct pt_regs *regs)
 {
 	unsigned long next = (unsigned long)p->addr + p->ainsn.size;
 	unsigned long *gpr = (unsigned long *)regs;
@@ -696,10 +693,10 @@ static void kp_emulate(struct kprobe *p, struct pt_regs *regs)
 		break;
 	}
 }
-NOKPROBE_SYMBOL(kp_emulate);
 
 /* Remember the running probe before running @p inside it. */
-static void kp_push_outer(struct kprobe_ctlblk *kcb, struct kprobe *p)
+static nokprobe_inline void kp_push_outer(struct kprobe_ctlblk *kcb,
+					  struct kprobe *p)
 {
 	kcb->outer.kp = kprobe_running();
 	kcb->outer.status = kcb->kprobe_status;
@@ -707,50 +704,68 @@ static void kp_push_outer(struct kprobe_ctlblk *kcb, struct kprobe *p)
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_REENTER;
 }
-NOKPROBE_SYMBOL(kp_push_outer);
 
-static void kp_pop_outer(struct kprobe_ctlblk *kcb)
+static nokprobe_inline void kp_pop_outer(struct kprobe_ctlblk *kcb)
 {
 	__this_cpu_write(current_kprobe, kcb->outer.kp);
 	kcb->kprobe_status = kcb->outer.status;
 	kcb->saved_if = kcb->outer.saved_if;
 	kcb->outer.kp = NULL;
 }
-NOKPROBE_SYMBOL(kp_pop_outer);
+
+/* Leave the current probe: back to the outer one, or to none. */
+static nokprobe_inline void kp_leave(struct kprobe_ctlblk *kcb)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER)
+		kp_pop_outer(kcb);
+	else
+		reset_current_kprobe();
+}
+
+/* Is the current probe's copy running from the stepping slot? */
+static nokprobe_inline bool kp_stepping(struct kprobe_ctlblk *kcb)
+{
+	return kcb->kprobe_status == KPROBE_HIT_SS ||
+	       kcb->kprobe_status == KPROBE_REENTER;
+}
+
+/* The copy is over (done or faulted): give back IF and resume at @ip. */
+static nokprobe_inline void kp_end_step(struct pt_regs *regs,
+					struct kprobe_ctlblk *kcb,
+					unsigned long ip)
+{
+	regs->flags |= kcb->saved_if;
+	regs->ip = ip;
+}
 
 /*
  * The instruction of @p has been executed (or emulated) and @regs point
  * after it: run the post_handler, unless we are inside another probe,
  * and leave the probe.
  */
-static void kp_finish(struct kprobe *p, struct pt_regs *regs,
-		      struct kprobe_ctlblk *kcb)
+static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
+				      struct kprobe_ctlblk *kcb)
 {
-	if (kcb->kprobe_status == KPROBE_REENTER) {
-		kp_pop_outer(kcb);
-		return;
-	}
-
-	if (p->post_handler) {
+	if (p->post_handler && kcb->kprobe_status != KPROBE_REENTER) {
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
 		p->post_handler(p, regs, 0);
 	}
-	reset_current_kprobe();
+	kp_leave(kcb);
 }
-NOKPROBE_SYMBOL(kp_finish);
 
 /*
  * Execute the instruction of @p, the current probe, whose handlers (if
  * any) have run.  kcb->kprobe_status is KPROBE_HIT_ACTIVE, or
  * KPROBE_REENTER when no handler runs.
  */
-static void kp_execute(struct kprobe *p, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb)
+static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
+				       struct kprobe_ctlblk *kcb)
 {
 	bool reenter = kcb->kprobe_status == KPROBE_REENTER;
 
 	/* An optimized probe hit through its int3 takes the detour. */
 	if (setup_detour_execution(p, regs, reenter)) {
+		/* It has left the probe unless reentering. */
 		if (reenter)
 			kp_pop_outer(kcb);
 		return;
@@ -765,10 +780,7 @@ static void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	/* Nothing to do after the instruction: jump back from the slot. */
 	if (p->ainsn.boost && (reenter || !p->post_handler)) {
 		regs->ip = (unsigned long)p->ainsn.boost;
-		if (reenter)
-			kp_pop_outer(kcb);
-		else
-			reset_current_kprobe();
+		kp_leave(kcb);
 		return;
 	}
 
@@ -782,40 +794,35 @@ static void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)p->ainsn.insn;
 }
-NOKPROBE_SYMBOL(kp_execute);
 
-/* A probe hit while another one runs on this CPU: no handlers. */
-static void kp_reenter(struct kprobe *p, struct pt_regs *regs,
-		       struct kprobe_ctlblk *kcb)
+/*
+ * A probe hit while another one runs on this CPU (in its handlers, or
+ * from an NMI while its copy runs): count a miss and run the instruction
+ * without handlers.  Only one level of nesting is kept.
+ */
+static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
+				       struct kprobe_ctlblk *kcb)
 {
-	switch (kcb->kprobe_status) {
-	case KPROBE_HIT_ACTIVE:
-	case KPROBE_HIT_SSDONE:
-	case KPROBE_HIT_SS:	/* e.g. from an NMI while a copy runs */
-		kprobes_inc_nmissed_count(p);
-		kp_push_outer(kcb, p);
-		kp_execute(p, regs, kcb);
-		return;
-	default:
-		/* Only one level of nesting is kept. */
+	if (unlikely(kcb->kprobe_status == KPROBE_REENTER)) {
 		pr_err("kprobe at %pS hit while reentering %pS\n",
 		       p->addr, kprobe_running()->addr);
 		dump_kprobe(p);
 		BUG();
 	}
+
+	kprobes_inc_nmissed_count(p);
+	kp_push_outer(kcb, p);
+	kp_execute(p, regs, kcb);
 }
-NOKPROBE_SYMBOL(kp_reenter);
 
 /* Is @addr the int3 that ends the stepping slot of the running probe? */
-static bool kp_is_step_trap(struct kprobe *cur, struct kprobe_ctlblk *kcb,
-			    kprobe_opcode_t *addr)
+static nokprobe_inline bool kp_is_step_trap(struct kprobe *cur,
+					    struct kprobe_ctlblk *kcb,
+					    kprobe_opcode_t *addr)
 {
-	if (kcb->kprobe_status != KPROBE_HIT_SS &&
-	    kcb->kprobe_status != KPROBE_REENTER)
-		return false;
-	return cur->ainsn.insn && addr == cur->ainsn.insn + cur->ainsn.size;
+	return kp_stepping(kcb) && cur->ainsn.insn &&
+	       addr == cur->ainsn.insn + cur->ainsn.size;
 }
-NOKPROBE_SYMBOL(kp_is_step_trap);
 
 /**
  * kprobe_int3_handler - handle an int3 that may belong to kprobes
@@ -840,8 +847,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 
 	/* Back from the copy in the stepping slot. */
 	if (cur && kp_is_step_trap(cur, kcb, addr)) {
-		regs->flags |= kcb->saved_if;
-		regs->ip = (unsigned long)cur->addr + cur->ainsn.size;
+		kp_end_step(regs, kcb, (unsigned long)cur->addr + cur->ainsn.size);
 		kp_finish(cur, regs, kcb);
 		return 1;
 	}
@@ -893,22 +899,17 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
-	unsigned long slot;
+	unsigned long copy;
 
-	if (kcb->kprobe_status != KPROBE_HIT_SS &&
-	    kcb->kprobe_status != KPROBE_REENTER)
+	if (!kp_stepping(kcb))
 		return 0;
 
-	slot = (unsigned long)cur->ainsn.insn;
-	if (!slot || regs->ip < slot || regs->ip >= slot + cur->ainsn.size)
-		return 0;
-
-	regs->ip = (unsigned long)cur->addr;
-	regs->flags |= kcb->saved_if;
-	if (kcb->kprobe_status == KPROBE_REENTER)
-		kp_pop_outer(kcb);
-	else
-		reset_current_kprobe();
+	/* Only the copy runs in these states, but an NMI may fault too. */
+	copy = (unsigned long)cur->ainsn.insn;
+	if (copy && regs->ip - copy < cur->ainsn.size) {
+		kp_end_step(regs, kcb, (unsigned long)cur->addr);
+		kp_leave(kcb);
+	}
 	return 0;
 }
 NOKPROBE_SYMBOL(kprobe_fault_handler);
