@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __X86_KERNEL_KPROBES_KUNIT_H
+#define __X86_KERNEL_KPROBES_KUNIT_H
+
+#include <linux/kprobes.h>
+
+/* kprobes_kunit_asm.S: the functions under test. */
+long kpt_func(long x);
+long kpt_loop3(void);
+unsigned long kpt_flags(void);
+
+#endif /* __X86_KERNEL_KPROBES_KUNIT_H */
