@@ -39,6 +39,10 @@ kvm_works() {
 	[ "$(cat "$cache")" = kvm ]
 }
 
+# QEMU has no multi-threaded TCG with -icount.
+tcg=tcg,thread=multi
+[ -n "${ICOUNT:-}" ] && tcg=tcg,thread=single
+
 case $arch in
 x86_64)
 	qemu=(qemu-system-x86_64 -M q35)
@@ -46,13 +50,13 @@ x86_64)
 		qemu+=(-accel kvm -cpu host)
 		accel=kvm
 	else
-		qemu+=(-accel tcg,thread=multi -cpu max)
+		qemu+=(-accel "$tcg" -cpu max)
 		accel=tcg
 	fi
 	console=ttyS0
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu max -accel tcg,thread=multi)
+	qemu=(qemu-system-aarch64 -M virt -cpu max -accel "$tcg")
 	accel=tcg
 	console=ttyAMA0
 	;;
