@@ -70,6 +70,12 @@ shell: initramfs
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz shell \
 		$(LOGS)/$(ARCH)-shell.log $(RESULTS)/$(ARCH)-shell 86400
 
+# make bench: probe costs, ours against the base tree built with the same
+# config, in QEMU, A/B boots (see tools/testing/probes/BENCH.md).
+.PHONY: bench
+bench: initramfs
+	@$(HARNESS)/bench.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+
 patches: base
 	@$(HARNESS)/patches.sh . $(BUILD)
 

@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench, in the guest: load the benchmark module (probes_bench.ko,
+# see tools/testing/probes/bench/) and run every scenario once.  Each
+# figure is one JSON line in /results/bench.jsonl; how long each step took
+# goes to /results/bench-steps.txt.  The host boots this several times per
+# kernel and aggregates (tools/testing/probes/bench-report.py).
+#
+# Kernel command line knobs (the host sets them):
+#   probes.bench_n=N     calls timed per call-cost figure (default 20000)
+#   probes.bench_max=K   largest probe count of the scaling steps (10000)
+#   probes.bench_each=K  largest count for one-by-one (un)registration,
+#                        which pays an RCU grace period per probe (1000)
+. /opt/probes/lib.sh
+
+OUT=/results/bench.jsonl
+STEPS=/results/bench-steps.txt
+D=/sys/kernel/debug/probes_bench
+KP=/sys/kernel/debug/kprobes
+OPT=/proc/sys/debug/kprobes-optimization
+: > $OUT
+: > $STEPS
+
+N=20000 MAX=10000 EACH=1000
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	probes.bench_n=*) N=${arg#*=} ;;
+	probes.bench_max=*) MAX=${arg#*=} ;;
+	probes.bench_each=*) EACH=${arg#*=} ;;
+	esac
+done
+
+# Milliseconds since boot, in 10 ms steps (busybox date has no %N).
+now_ms() {
+	local up
+	read -r up _ < /proc/uptime
+	echo $((10#${up/./} * 10))
+}
+T0=$(now_ms)
+
+# cmd COMMAND...: run one module command, keep its figures, log its time.
+cmd() {
+	local t=$(now_ms) rc=0
+	echo "$*" > $D/run || rc=1
+	cat $D/result >> $OUT
+	echo "$(($(now_ms) - t)) ms  $*$([ $rc = 0 ] || echo '  FAILED')" >> $STEPS
+	[ $rc = 0 ] || echo "probes: bench: '$*' failed"
+	return $rc
+}
+
+# meminfo: "MemFree Slab VmallocUsed Percpu" in kB.
+meminfo() {
+	awk '/^(MemFree|Slab|VmallocUsed|Percpu):/ { v[$1] = $2 }
+	     END { print v["MemFree:"], v["Slab:"], v["VmallocUsed:"], v["Percpu:"] }' /proc/meminfo
+}
+
+# memfig NAME COUNT BEFORE AFTER: bytes per unit; "bytes" is what slab,
+# vmalloc and per-cpu allocations grew by, "bytes_memfree" what MemFree
+# shrank by (all page allocations, noisier).
+memfig() {
+	local name=$1 n=$2 b a
+	read -r -a b <<< "$3"
+	read -r -a a <<< "$4"
+	local grew=$(( (a[1] - b[1]) + (a[2] - b[2]) + (a[3] - b[3]) ))
+	local free=$(( b[0] - a[0] ))
+	printf '{"scenario":"%s","unit":"byte","n":%d,"bytes":%d,"bytes_memfree":%d,"slab_kb":%d,"vmalloc_kb":%d,"percpu_kb":%d}\n' \
+		"$name" "$n" $((grew * 1024 / n)) $((free * 1024 / n)) \
+		$((a[1] - b[1])) $((a[2] - b[2])) $((a[3] - b[3])) >> $OUT
+}
+
+if ! insmod /opt/probes-bench/probes_bench.ko; then
+	echo "probes: bench: cannot load probes_bench.ko"
+	exit 1
+fi
+echo "probes: bench: N=$N MAX=$MAX EACH=$EACH"
+trace_reset
+
+# 1. Call cost, optimization off so that int3 probes stay breakpoints.
+echo 0 > $OPT
+for s in none kprobe_entry kprobe_int3 kprobe_int3_post kretprobe \
+	 kretprobe_entry fprobe_entry fprobe_exit; do
+	cmd "$s $N"
+done
+
+# 2. Optimized kprobe: arm with optimization on, wait for the optimizer.
+echo 1 > $OPT
+if cmd "arm kprobe_opt"; then
+	opt=kprobe_opt_NOT_OPTIMIZED
+	for i in $(seq 1 100); do
+		if grep -q 'probes_bench_target+0x[0-9a-f]*.*\[OPTIMIZED\]' $KP/list; then
+			opt=kprobe_opt
+			break
+		fi
+		sleep 0.1
+	done
+	grep probes_bench_target $KP/list >> $STEPS
+	cmd "time $N $opt"
+	cmd disarm
+fi
+echo 0 > $OPT
+
+# 3. A kprobe event with 4 fetch args, enabled in tracefs; the module
+#    times its plain loop while the event records every call.
+if echo 'p:pbench/ev4 probes_bench:probes_bench_target a=$arg1 b=$arg2:u32 c=$arg3:x64 d=$arg4:s64' \
+	>> $TRACING/kprobe_events; then
+	echo 1 > $TRACING/events/pbench/ev4/enable
+	cmd "none $N kprobe_event_4args"
+	echo 0 > $TRACING/events/pbench/ev4/enable
+	grep pbench $TRACING/kprobe_profile >> $STEPS
+fi
+trace_reset
+
+# 4. K kprobes on K distinct addresses, K = 1, 100, 1000, MAX: the batch
+#    registration and unregistration ("hold" and "release" time them),
+#    the hit cost of one more probe with 1 and with MAX others registered
+#    (the lookup of the hit probe), the memory per probe at MAX, then K
+#    one-by-one registrations and unregistrations (up to EACH: every
+#    unregister_kprobe() waits for an RCU grace period).
+for k in 1 100 1000 $MAX; do
+	[ $k -le $MAX ] || continue
+	before=$(meminfo)
+	cmd "hold $k" || continue
+	[ $k = $MAX ] && memfig mem_per_kprobe "$MAX" "$before" "$(meminfo)"
+	if [ $k = 1 ] || [ $k = $MAX ]; then
+		cmd "kprobe_int3 $N kprobe_int3_with_${k}_others"
+		cmd "kprobe_entry $N kprobe_entry_with_${k}_others"
+	fi
+	cmd release
+	[ $k -le $EACH ] && cmd "reg_each $k"
+done
+
+# 5. Memory per kretprobe instance.
+before=$(meminfo)
+if cmd "hold_kretprobe $MAX"; then
+	memfig mem_per_kretprobe_instance "$MAX" "$before" "$(meminfo)"
+	cmd release
+fi
+
+# 6. fprobe registration on a glob and on MAX kernel symbols.
+cmd "fprobe_glob vfs_*"
+grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+	sort -u | head -n $MAX > /tmp/syms
+cat /tmp/syms > $D/syms
+cmd fprobe_syms
+
+rmmod probes_bench
+echo "$(($(now_ms) - T0)) ms  total" >> $STEPS
+echo "probes: bench: $(wc -l < $OUT) figures in $(($(now_ms) - T0)) ms"
