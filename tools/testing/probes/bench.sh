@@ -28,6 +28,7 @@
 #                           100 (registering 10,000 kprobes takes about
 #                           two minutes in this guest)
 #   BENCH_TIMEOUT=900       seconds one boot may take
+#   BENCH_NO_BUILD=1        do not (re)build the base kernel
 set -euo pipefail
 
 arch=$1 build=$2
@@ -53,7 +54,9 @@ log() { printf '  %-8s %s\n' "$1" "$2"; }
 start=$(date +%s)
 
 # 1. The base kernel: the untouched tree, same fragments, its own output.
-"$here/build.sh" "$arch" "$build/base" "$build/$arch-base" "${frags[@]}"
+#    BENCH_NO_BUILD=1 boots the kernels already built (boots only).
+[ -n "${BENCH_NO_BUILD:-}" ] ||
+	"$here/build.sh" "$arch" "$build/base" "$build/$arch-base" "${frags[@]}"
 "$here/mkinitramfs.sh" "$arch" "$build/$arch-base" "$build/base" . \
 	"$build/$arch-base/initramfs.cpio.gz"
 
