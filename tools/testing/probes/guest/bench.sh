@@ -90,6 +90,9 @@ if cmd "arm kprobe_opt"; then
 	opt=kprobe_opt_NOT_OPTIMIZED
 	for i in $(seq 1 100); do
 		if grep -q 'probes_bench_target+0x[0-9a-f]*.*\[OPTIMIZED\]' $KP/list; then
+			# The list says OPTIMIZED once the probe is queued for
+			# the optimizer, which patches the jump some ticks later.
+			sleep 1
 			opt=kprobe_opt
 			break
 		fi
