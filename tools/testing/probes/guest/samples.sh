@@ -7,10 +7,14 @@
 
 tap_begin /results/samples.tap
 
-# new_log: kernel log lines printed since the last call.
-LOG_MARK=0
-log_mark() { LOG_MARK=$(dmesg | wc -l); }
-new_log() { dmesg | tail -n +$((LOG_MARK + 1)); }
+# log_mark writes a unique line to the kernel log; new_log prints what
+# came after it (counting lines would break when the ring buffer wraps).
+LOG_SEQ=0
+log_mark() {
+	LOG_SEQ=$((LOG_SEQ + 1))
+	echo "probes-samples-mark-$LOG_SEQ" > /dev/kmsg
+}
+new_log() { dmesg | sed -n "/probes-samples-mark-$LOG_SEQ\$/,\$p" | tail -n +2; }
 
 # sample NAME MODPROBE_ARGS -- CHECK_COMMAND...
 sample() {
