@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Probe sites and their users.
+ *
+ * A site is what the architecture sees: get_kprobe() returns it, its
+ * pre_handler and post_handler are the ones below, and they call the
+ * registered probes at that address in registration order.  A disabled
+ * or gone user is skipped; the others still run.
+ */
+#include <linux/slab.h>
+#include "internal.h"
+
+/*
+ * Run the users' pre_handlers; stop at the first that returns non-zero
+ * (it moved regs->ip, so the probed instruction must not run).
+ * Context: int3 or ftrace callback, preemption (and, for int3,
+ * interrupts) disabled; RCU-sched reader of the user list.
+ */
+int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_site *s = to_site(p);
+	struct kprobe *u;
+
+	list_for_each_entry_rcu(u, &s->users, list) {
+		if (!u->pre_handler || kprobe_disabled(u))
+			continue;
+		if (u->pre_handler(u, regs))
+			return 1;
+	}
+	return 0;
+}
+NOKPROBE_SYMBOL(kprobe_site_pre_handler);
+
+/* Context: as kprobe_site_pre_handler(), after the probed instruction. */
+static void kprobe_site_post_handler(struct kprobe *p, struct pt_regs *regs,
+				     unsigned long flags)
+{
+	struct kprobe_site *s = to_site(p);
+	struct kprobe *u;
+
+	list_for_each_entry_rcu(u, &s->users, list) {
+		if (u->post_handler && !kprobe_disabled(u))
+			u->post_handler(u, regs, flags);
+	}
+}
+NOKPROBE_SYMBOL(kprobe_site_post_handler);
+
+#ifdef CONFIG_OPTPROBES
+/**
+ * opt_pre_handler() - run the pre_handlers of a jump-optimized site
+ * @p: the site
+ * @regs: registers as a breakpoint would have saved them
+ *
+ * Return values of the handlers are ignored: the detour buffer always
+ * goes on with the copied instructions.
+ * Context: the arch's optimized callback, preemption disabled.
+ */
+void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_site *s = to_site(p);
+	struct kprobe *u;
+
+	list_for_each_entry_rcu(u, &s->users, list) {
+		if (u->pre_handler && !kprobe_disabled(u))
+			u->pre_handler(u, regs);
+	}
+}
+NOKPROBE_SYMBOL(opt_pre_handler);
+#endif
+
+bool kprobe_is_site(struct kprobe *p)
+{
+	return p->pre_handler == kprobe_site_pre_handler;
+}
+NOKPROBE_SYMBOL(kprobe_is_site);
+
+/**
+ * kprobes_inc_nmissed_count() - count a hit whose handlers were skipped
+ * @p: the probe that was hit (a site: every user at it counts the miss)
+ *
+ * Context: int3, ftrace or optimized callback with preemption disabled.
+ */
+void kprobes_inc_nmissed_count(struct kprobe *p)
+{
+	struct kprobe_site *s;
+	struct kprobe *u;
+
+	if (!kprobe_is_site(p)) {
+		p->nmissed++;
+		return;
+	}
+	s = to_site(p);
+	list_for_each_entry_rcu(u, &s->users, list)
+		u->nmissed++;
+}
+NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+/* Stands in as the running probe while kprobe_busy_begin() holds. */
+static struct kprobe kprobe_busy_marker;
+
+/**
+ * kprobe_busy_begin() - make probes on this CPU count as recursion
+ *
+ * Until kprobe_busy_end(), kprobe_running() is non-NULL on this CPU, so
+ * any probe hit here only bumps its nmissed count.
+ * Context: any; disables preemption until kprobe_busy_end().
+ */
+void kprobe_busy_begin(void)
+{
+	preempt_disable();
+	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+}
+NOKPROBE_SYMBOL(kprobe_busy_begin);
+
+/**
+ * kprobe_busy_end() - end a kprobe_busy_begin() section
+ *
+ * Context: the CPU that called kprobe_busy_begin(); enables preemption.
+ */
+void kprobe_busy_end(void)
+{
+	__this_cpu_write(current_kprobe, NULL);
+	preempt_enable();
+}
+NOKPROBE_SYMBOL(kprobe_busy_end);
+
+/* A new site for @addr: disabled, unarmed, no users.  May sleep. */
+struct kprobe_site *kprobe_site_alloc(unsigned long addr)
+{
+	struct kprobe_site *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct kprobe *kp;
+
+	if (!s)
+		return NULL;
+	kp = site_kp(s);
+	kp->addr = (kprobe_opcode_t *)addr;
+	kp->pre_handler = kprobe_site_pre_handler;
+	kp->flags = KPROBE_FLAG_DISABLED;
+	INIT_LIST_HEAD(&kp->list);
+	INIT_HLIST_NODE(&kp->hlist);
+	INIT_LIST_HEAD(&s->users);
+#ifdef CONFIG_OPTPROBES
+	INIT_LIST_HEAD(&s->op.list);
+#endif
+	return s;
+}
+
+/*
+ * Release a site that is out of the table, unarmed, and that no reader
+ * can reach any more (a grace period has passed).  May sleep.
+ */
+void kprobe_site_free(struct kprobe_site *s)
+{
+	kprobe_opt_remove(s);
+	arch_remove_kprobe(site_kp(s));
+	kfree(s);
+}
+
+/*
+ * Point the site's post_handler at the fan-out only while some user has
+ * one: a site without one may be boosted or optimized.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_update_post(struct kprobe_site *s)
+{
+	kprobe_post_handler_t post = NULL;
+	struct kprobe *u;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry(u, &s->users, list) {
+		if (u->post_handler && !kprobe_gone(u)) {
+			post = kprobe_site_post_handler;
+			break;
+		}
+	}
+	WRITE_ONCE(site_kp(s)->post_handler, post);
+}
+
+/*
+ * The site @p is registered at, or NULL if @p is not registered.
+ * Context: kprobe_mutex held.
+ */
+struct kprobe_site *kprobe_user_site(struct kprobe *p)
+{
+	struct kprobe_site *s;
+	struct kprobe *u;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!p->addr)
+		return NULL;
+	s = kprobe_site_find((unsigned long)p->addr);
+	if (!s)
+		return NULL;
+	list_for_each_entry(u, &s->users, list) {
+		if (u == p)
+			return s;
+	}
+	return NULL;
+}

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Putting probes into the text and taking them out, many at a time.
+ *
+ * Breakpoint sites are patched through arch_arm_kprobes_batch() and
+ * arch_disarm_kprobes_batch(), which synchronise the CPUs once per
+ * call; sites at ftrace locations are added to or removed from one of
+ * two ftrace_ops with a single filter update per batch.
+ */
+#include <linux/cpu.h>
+#include <linux/memory.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include "internal.h"
+
+/* Set by the debugfs "enabled" switch; changed under kprobe_mutex. */
+bool kprobes_all_disarmed;
+
+/**
+ * arch_arm_kprobes_batch() - put breakpoints at several sites
+ * @ps: the probes, sorted by address
+ * @n: how many
+ *
+ * Generic fallback: one arch_arm_kprobe() (and one sync) per probe.
+ * Context: text_mutex and cpus_read_lock held.
+ */
+void __weak arch_arm_kprobes_batch(struct kprobe **ps, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		arch_arm_kprobe(ps[i]);
+}
+
+/**
+ * arch_disarm_kprobes_batch() - restore the text at several sites
+ * @ps: the probes, sorted by address
+ * @n: how many
+ *
+ * Generic fallback: one arch_disarm_kprobe() per probe.
+ * Context: text_mutex and cpus_read_lock held.
+ */
+void __weak arch_disarm_kprobes_batch(struct kprobe **ps, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		arch_disarm_kprobe(ps[i]);
+}
+
+static int cmp_kprobe_addr(const void *a, const void *b)
+{
+	const struct kprobe *pa = *(const struct kprobe * const *)a;
+	const struct kprobe *pb = *(const struct kprobe * const *)b;
+
+	if (pa->addr == pb->addr)
+		return 0;
+	return pa->addr < pb->addr ? -1 : 1;
+}
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+bool kprobe_ftrace_disabled;
+
+static struct ftrace_ops kprobe_fops_plain __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
+};
+
+/* Sites with a post_handler move regs->ip around the callback. */
+static struct ftrace_ops kprobe_fops_ipmodify __read_mostly = {
+	.func = kprobe_ftrace_handler,
+	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/* Sites armed on each ops; the ops is registered while non-zero. */
+static unsigned int kprobe_fops_users[2];
+
+static unsigned int fops_index(struct ftrace_ops *ops)
+{
+	return ops == &kprobe_fops_ipmodify;
+}
+
+/*
+ * Hook (or unhook) @n ftrace sites, all for @ops, with one filter
+ * update.  Context: kprobe_mutex held.
+ */
+static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
+			unsigned int n, bool arm)
+{
+	unsigned int *users = &kprobe_fops_users[fops_index(ops)];
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!n)
+		return 0;
+	if (arm) {
+		ret = ftrace_set_filter_ips(ops, ips, n, 0, 0);
+		if (ret < 0)
+			return ret;
+		if (!*users) {
+			ret = register_ftrace_function(ops);
+			if (ret < 0) {
+				ftrace_set_filter_ips(ops, ips, n, 1, 0);
+				return ret;
+			}
+		}
+		*users += n;
+		return 0;
+	}
+	if (kprobe_ftrace_disabled)
+		return 0;
+	if (*users == n) {
+		ret = unregister_ftrace_function(ops);
+		if (WARN(ret < 0, "kprobes: cannot unregister ftrace ops (%d)\n", ret))
+			return ret;
+	}
+	*users -= n;
+	ret = ftrace_set_filter_ips(ops, ips, n, 1, 0);
+	WARN_ONCE(ret < 0, "kprobes: cannot drop %u ftrace sites (%d)\n", n, ret);
+	return ret;
+}
+
+/*
+ * Arm or disarm the ftrace sites among @sites (those with
+ * KPROBE_FLAG_FTRACE), grouped by ops.  All or nothing when arming.
+ * Context: kprobe_mutex held.
+ */
+static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
+{
+	struct ftrace_ops *ops_of[2] = { &kprobe_fops_plain, &kprobe_fops_ipmodify };
+	unsigned long one_ip, *ips = &one_ip;
+	unsigned int i, k, cnt;
+	int ret = 0;
+
+	if (n > 1)
+		ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
+	if (!ips)
+		return -ENOMEM;
+	for (k = 0; k < 2; k++) {
+		cnt = 0;
+		for (i = 0; i < n; i++) {
+			struct kprobe_site *s = sites[i];
+			struct ftrace_ops *ops;
+
+			if (!kprobe_ftrace(site_kp(s)))
+				continue;
+			if (arm)
+				ops = site_kp(s)->post_handler ?
+				      &kprobe_fops_ipmodify : &kprobe_fops_plain;
+			else
+				ops = s->fops;
+			if (ops == ops_of[k])
+				ips[cnt++] = site_addr(s);
+		}
+		ret = ftrace_batch(ops_of[k], ips, cnt, arm);
+		if (ret && arm) {
+			if (k)	/* undo the plain group */
+				goto undo;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			struct kprobe_site *s = sites[i];
+
+			if (!kprobe_ftrace(site_kp(s)))
+				continue;
+			if (arm && !s->fops &&
+			    (site_kp(s)->post_handler ? 1 : 0) == k)
+				s->fops = ops_of[k];
+			else if (!arm && s->fops == ops_of[k])
+				s->fops = NULL;
+		}
+	}
+	if (ips != &one_ip)
+		kvfree(ips);
+	return ret;
+undo:
+	cnt = 0;
+	for (i = 0; i < n; i++) {
+		if (sites[i]->fops == &kprobe_fops_plain) {
+			ips[cnt++] = site_addr(sites[i]);
+			sites[i]->fops = NULL;
+		}
+	}
+	ftrace_batch(&kprobe_fops_plain, ips, cnt, false);
+	if (ips != &one_ip)
+		kvfree(ips);
+	return ret;
+}
+
+/**
+ * kprobe_ftrace_kill() - ftrace is dead; never call its hooks again
+ *
+ * Context: any (called from ftrace's own error path).
+ */
+void kprobe_ftrace_kill(void)
+{
+	kprobe_ftrace_disabled = true;
+}
+#else
+static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
+{
+	return 0;
+}
+#endif /* CONFIG_KPROBES_ON_FTRACE */
+
+/* Scratch for single-site calls, which must not fail. */
+struct kprobe_batch_one {
+	struct kprobe_site *site;
+	struct kprobe *kp;
+};
+
+static struct kprobe_batch_one batch_one;	/* under kprobe_mutex */
+
+/*
+ * Room for @n sites and @n probes.  A single site uses static storage
+ * (kprobe_mutex serialises it), so disarming one probe never fails.
+ */
+static struct kprobe_site **batch_alloc(unsigned int n, struct kprobe ***kps)
+{
+	struct kprobe_site **v;
+
+	if (n == 1) {
+		*kps = &batch_one.kp;
+		return &batch_one.site;
+	}
+	v = kvmalloc_array(n, sizeof(*v) + sizeof(**kps), GFP_KERNEL);
+	if (v)
+		*kps = (struct kprobe **)(v + n);
+	return v;
+}
+
+static void batch_free(struct kprobe_site **v)
+{
+	if (v != &batch_one.site)
+		kvfree(v);
+}
+
+/*
+ * Breakpoint sites among @sites into @kps, sorted by address.
+ * Returns how many.
+ */
+static unsigned int int3_sites(struct kprobe_site **sites, unsigned int n,
+			       struct kprobe **kps)
+{
+	unsigned int i, cnt = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!kprobe_ftrace(site_kp(sites[i])))
+			kps[cnt++] = site_kp(sites[i]);
+	}
+	sort(kps, cnt, sizeof(*kps), cmp_kprobe_addr, NULL);
+	return cnt;
+}
+
+/**
+ * kprobe_arm_sites() - patch unarmed sites into the text
+ * @sites: sites that want to be armed (others are skipped)
+ * @n: number of entries
+ *
+ * Ftrace sites are hooked first, all or nothing; then every breakpoint
+ * site is written with a single CPU synchronisation.  Armed sites are
+ * then offered to the jump optimizer.
+ *
+ * Return: 0, or the ftrace error (nothing was armed then).
+ * Context: kprobe_mutex held; takes cpus_read_lock and text_mutex.
+ */
+int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n)
+{
+	struct kprobe_site **todo;
+	struct kprobe **kps;
+	unsigned int i, cnt = 0, nk;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	todo = batch_alloc(n, &kps);
+	if (!todo)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct kprobe_site *s = sites[i];
+
+		if (!s->armed && !site_gone(s) && !kprobes_all_disarmed)
+			todo[cnt++] = s;
+	}
+
+	ret = ftrace_sites(todo, cnt, true);
+	if (ret)
+		goto out;
+
+	nk = int3_sites(todo, cnt, kps);
+	if (nk) {
+		cpus_read_lock();
+		mutex_lock(&text_mutex);
+		/* A jump covering one of these addresses must go first. */
+		for (i = 0; i < nk; i++)
+			kprobe_opt_block((unsigned long)kps[i]->addr);
+		arch_arm_kprobes_batch(kps, nk);
+		mutex_unlock(&text_mutex);
+		cpus_read_unlock();
+	}
+	for (i = 0; i < cnt; i++)
+		todo[i]->armed = true;
+out:
+	batch_free(todo);
+	return ret;
+}
+
+/**
+ * kprobe_disarm_sites() - take armed sites out of the text
+ * @sites: sites to disarm (unarmed ones are skipped)
+ * @n: number of entries
+ * @force: undo a jump right now instead of through the optimizer
+ *
+ * A jump-optimized site is handed to the optimizer unless @force; it
+ * stays armed until the optimizer has put the original text back.
+ * Every other breakpoint site is restored with one synchronisation.
+ * Context: kprobe_mutex held; takes cpus_read_lock and text_mutex.
+ */
+void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
+			 bool force)
+{
+	struct kprobe_site **todo;
+	struct kprobe **kps;
+	unsigned int i, cnt = 0, nk;
+
+	lockdep_assert_held(&kprobe_mutex);
+	todo = batch_alloc(n, &kps);
+	if (!todo) {
+		/* Fall back to one at a time; never leave a probe armed. */
+		for (i = 0; i < n; i++)
+			kprobe_disarm_sites(&sites[i], 1, force);
+		return;
+	}
+
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	for (i = 0; i < n; i++) {
+		struct kprobe_site *s = sites[i];
+
+		if (!s->armed)
+			continue;
+		/* Still a jump, waiting for the optimizer: it disarms. */
+		if (kprobe_opt_cancel(s, force))
+			continue;
+		todo[cnt++] = s;
+	}
+	nk = int3_sites(todo, cnt, kps);
+	if (nk)
+		arch_disarm_kprobes_batch(kps, nk);
+	for (i = 0; i < nk; i++)
+		to_site(kps[i])->armed = false;
+	/* A jump these breakpoints kept out may go in now. */
+	for (i = 0; i < nk; i++)
+		kprobe_opt_unblock((unsigned long)kps[i]->addr);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+
+	ftrace_sites(todo, cnt, false);
+	for (i = 0; i < cnt; i++)
+		todo[i]->armed = false;
+	batch_free(todo);
+}
+
+static void report_global(const char *what, int ret, unsigned int n)
+{
+	if (ret)
+		pr_warn("kprobes: globally %s, but %u probe sites failed (%d); see kprobes/list\n",
+			what, n, ret);
+	else
+		pr_info("Kprobes globally %s\n", what);
+}
+
+/**
+ * kprobe_arm_all() - the "enabled" switch turned on
+ *
+ * Arms every site with an enabled user, in one batch; per-probe
+ * disabled state is kept.
+ * Context: process; takes kprobe_mutex.
+ */
+int kprobe_arm_all(void)
+{
+	struct kprobe_site **v, *s;
+	unsigned int n, i, pos = 0, failed = 0;
+	int ret = 0, err;
+
+	mutex_lock(&kprobe_mutex);
+	if (!kprobes_all_disarmed)
+		goto out;
+	kprobes_all_disarmed = false;
+	v = kprobe_site_collect(&n);
+	if (v) {
+		for (i = 0, pos = 0; i < n; i++) {
+			if (site_wants_arm(v[i]) && !v[i]->armed)
+				v[pos++] = v[i];
+		}
+		n = pos;
+		ret = n ? kprobe_arm_sites(v, n) : 0;
+	} else {
+		while ((s = kprobe_site_at(&pos))) {
+			if (s->nr_live)
+				ret = kprobe_arm_sites(&s, 1);
+		}
+	}
+	/* Whatever did not arm as a batch gets one more chance alone. */
+	for (i = 0; v && ret && i < n; i++) {
+		if (!v[i]->armed && site_wants_arm(v[i])) {
+			err = kprobe_arm_sites(&v[i], 1);
+			if (err)
+				failed++;
+		}
+	}
+	if (v && !failed)
+		ret = 0;
+	for (i = 0; v && i < n; i++) {
+		if (v[i]->armed)
+			kprobe_opt_try(v[i]);
+	}
+	kvfree(v);
+	report_global("enabled", ret, failed);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/**
+ * kprobe_disarm_all() - the "enabled" switch turned off
+ *
+ * Disarms every armed site in one batch (jumps included) and waits
+ * for the optimizer to be idle.
+ * Context: process; takes kprobe_mutex.
+ */
+int kprobe_disarm_all(void)
+{
+	struct kprobe_site **v, *s;
+	unsigned int n, pos = 0;
+
+	mutex_lock(&kprobe_mutex);
+	if (kprobes_all_disarmed) {
+		mutex_unlock(&kprobe_mutex);
+		return 0;
+	}
+	kprobes_all_disarmed = true;
+	v = kprobe_site_collect(&n);
+	if (v) {
+		kprobe_disarm_sites(v, n, true);
+		kvfree(v);
+	} else {
+		while ((s = kprobe_site_at(&pos)))
+			kprobe_disarm_sites(&s, 1, true);
+	}
+	report_global("disabled", 0, 0);
+	mutex_unlock(&kprobe_mutex);
+	wait_for_kprobe_optimizer();
+	return 0;
+}

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where probes are refused.
+ *
+ * The blacklist is a list of address ranges, one per function: every
+ * NOKPROBE_SYMBOL() entry, every function in .kprobes.text and
+ * .noinstr.text, whatever the architecture adds (entry text on x86),
+ * and the same sections of each module while it is loaded.  Readers
+ * walk it under RCU; writers hold kprobe_mutex (or run at boot).
+ */
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <asm/sections.h>
+#include "internal.h"
+
+static LIST_HEAD(kprobe_blacklist);
+
+/**
+ * arch_within_kprobe_blacklist() - the architecture's own refusals
+ * @addr: address to check
+ *
+ * Weak default: the .kprobes.text section.
+ *
+ * Return: true if @addr must not be probed.
+ */
+bool __weak arch_within_kprobe_blacklist(unsigned long addr)
+{
+	return addr >= (unsigned long)__kprobes_text_start &&
+	       addr < (unsigned long)__kprobes_text_end;
+}
+
+static bool in_blacklist_ranges(unsigned long addr)
+{
+	struct kprobe_blacklist_entry *ent;
+
+	if (arch_within_kprobe_blacklist(addr))
+		return true;
+	guard(rcu)();
+	list_for_each_entry_rcu(ent, &kprobe_blacklist, list) {
+		if (addr - ent->start_addr < ent->end_addr - ent->start_addr)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * within_kprobe_blacklist() - may a probe be placed at an address?
+ * @addr: address to check
+ *
+ * Compiler-made clones ("foo.cold", "foo.constprop.0") count as their
+ * parent function: if foo is blacklisted, so are they.
+ *
+ * Return: true if @addr must not be probed.
+ * Context: any that may call kallsyms (not NMI).
+ */
+bool within_kprobe_blacklist(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN], *dot;
+	unsigned long parent;
+
+	if (in_blacklist_ranges(addr))
+		return true;
+	if (lookup_symbol_name(addr, name))
+		return false;
+	dot = strchr(name, '.');
+	if (!dot)
+		return false;
+	*dot = '\0';
+	parent = (unsigned long)kprobe_lookup_name(name, 0);
+	return parent && in_blacklist_ranges(parent);
+}
+
+/**
+ * kprobe_add_ksym_blacklist() - refuse probes in one function
+ * @entry: an address at the start of the function
+ *
+ * Return: the function's size (0 for an alias), or -EINVAL if @entry is
+ * not kernel text, or -ENOMEM.
+ * Context: boot, or kprobe_mutex held.
+ */
+int kprobe_add_ksym_blacklist(unsigned long entry)
+{
+	struct kprobe_blacklist_entry *ent;
+	unsigned long size = 0, offset = 0;
+
+	if (!kernel_text_address(entry) ||
+	    !kallsyms_lookup_size_offset(entry, &size, &offset))
+		return -EINVAL;
+	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
+	if (!ent)
+		return -ENOMEM;
+	ent->start_addr = entry;
+	ent->end_addr = entry + size;
+	list_add_tail_rcu(&ent->list, &kprobe_blacklist);
+	return size;
+}
+
+/**
+ * kprobe_add_area_blacklist() - refuse probes in every function of a range
+ * @start: start of the range
+ * @end: end of the range (exclusive)
+ *
+ * Return: 0, or the first error of kprobe_add_ksym_blacklist().
+ * Context: boot, or kprobe_mutex held.
+ */
+int kprobe_add_area_blacklist(unsigned long start, unsigned long end)
+{
+	unsigned long addr = start;
+	int size;
+
+	while (addr < end) {
+		size = kprobe_add_ksym_blacklist(addr);
+		if (size < 0)
+			return size;
+		addr += size ? size : 1;
+	}
+	return 0;
+}
+
+/**
+ * arch_populate_kprobe_blacklist() - let the architecture add ranges
+ *
+ * Return: 0 or an error (weak default: nothing to add).
+ */
+int __init __weak arch_populate_kprobe_blacklist(void)
+{
+	return 0;
+}
+
+/* Build the kernel's blacklist.  Context: early boot. */
+int __init kprobe_blacklist_init(void)
+{
+	unsigned long *iter, addr;
+	int ret;
+
+	for (iter = __start_kprobe_blacklist; iter < __stop_kprobe_blacklist; iter++) {
+		addr = (unsigned long)dereference_symbol_descriptor((void *)*iter);
+		ret = kprobe_add_ksym_blacklist(addr);
+		if (ret < 0 && ret != -EINVAL)
+			return ret;
+	}
+	ret = kprobe_add_area_blacklist((unsigned long)__kprobes_text_start,
+					(unsigned long)__kprobes_text_end);
+	if (!ret)
+		ret = kprobe_add_area_blacklist((unsigned long)__noinstr_text_start,
+						(unsigned long)__noinstr_text_end);
+	if (!ret)
+		ret = arch_populate_kprobe_blacklist();
+	return ret;
+}
+
+#ifdef CONFIG_MODULES
+/* Drop the ranges that start inside [start, end).  kprobe_mutex held. */
+static void blacklist_drop(unsigned long start, unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent, *tmp;
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_for_each_entry_safe(ent, tmp, &kprobe_blacklist, list) {
+		if (ent->start_addr - start < end - start) {
+			list_del_rcu(&ent->list);
+			kfree_rcu(ent, rcu);
+		}
+	}
+}
+
+/* Add or drop every blacklisted area of @mod. */
+static void module_areas(struct module *mod, bool add)
+{
+	struct {
+		unsigned long start, size;
+	} areas[] = {
+		{ (unsigned long)mod->kprobes_text_start, mod->kprobes_text_size },
+		{ (unsigned long)mod->noinstr_text_start, mod->noinstr_text_size },
+	};
+	unsigned int i;
+
+	for (i = 0; i < mod->num_kprobe_blacklist; i++) {
+		unsigned long a = mod->kprobe_blacklist[i];
+
+		if (add)
+			kprobe_add_ksym_blacklist(a);
+		else
+			blacklist_drop(a, a + 1);
+	}
+	for (i = 0; i < ARRAY_SIZE(areas); i++) {
+		if (!areas[i].start)
+			continue;
+		if (add)
+			kprobe_add_area_blacklist(areas[i].start,
+						  areas[i].start + areas[i].size);
+		else
+			blacklist_drop(areas[i].start,
+				       areas[i].start + areas[i].size);
+	}
+}
+
+/* A module is coming: add its blacklist.  Context: kprobe_mutex held. */
+void kprobe_blacklist_add_module(struct module *mod)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	module_areas(mod, true);
+}
+
+/* A module is going: drop its blacklist.  Context: kprobe_mutex held. */
+void kprobe_blacklist_remove_module(struct module *mod)
+{
+	module_areas(mod, false);
+}
+#endif
+
+/* debugfs kprobes/blacklist: "0xstart-0xend\tsymbol" per range. */
+void *kprobe_blacklist_seq_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_mutex);
+	return seq_list_start(&kprobe_blacklist, *pos);
+}
+
+void *kprobe_blacklist_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &kprobe_blacklist, pos);
+}
+
+int kprobe_blacklist_seq_show(struct seq_file *m, void *v)
+{
+	struct kprobe_blacklist_entry *ent =
+		list_entry(v, struct kprobe_blacklist_entry, list);
+	bool show = kallsyms_show_value(m->file->f_cred);
+
+	/* Hide addresses exactly when /proc/kallsyms does. */
+	seq_printf(m, "0x%px-0x%px\t%ps\n",
+		   show ? (void *)ent->start_addr : NULL,
+		   show ? (void *)ent->end_addr : NULL,
+		   (void *)ent->start_addr);
+	return 0;
+}
+
+void kprobe_blacklist_seq_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kprobe_mutex);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * debugfs: kprobes/list, kprobes/enabled and kprobes/blacklist.
+ *
+ * kprobes/list prints one line per registered probe:
+ *   "<addr>  <k|r>  <sym>+<off>  <module> [GONE][DISABLED][OPTIMIZED][FTRACE]"
+ * the layout tools and ftracetest parse.  GONE and DISABLED describe
+ * the probe, OPTIMIZED and FTRACE the site it sits on.
+ */
+#include <linux/debugfs.h>
+#include <linux/kallsyms.h>
+#include <linux/seq_file.h>
+#include "internal.h"
+
+static void list_one(struct seq_file *m, struct kprobe_site *s,
+		     struct kprobe *u, const char *sym, unsigned long off,
+		     const char *modname)
+{
+	void *addr = kallsyms_show_value(m->file->f_cred) ? u->addr : NULL;
+	struct kprobe *kp = site_kp(s);
+
+	if (sym)
+		seq_printf(m, "%px  %s  %s+0x%lx  %s ", addr,
+			   kprobe_is_kretprobe(u) ? "r" : "k", sym, off,
+			   modname ? modname : " ");
+	else
+		seq_printf(m, "%px  %s  %pS ", addr,
+			   kprobe_is_kretprobe(u) ? "r" : "k", u->addr);
+	seq_printf(m, "%s%s%s%s\n",
+		   kprobe_gone(u) ? "[GONE]" : "",
+		   kprobe_disabled(u) && !kprobe_gone(u) ? "[DISABLED]" : "",
+		   kprobe_optimized(kp) ? "[OPTIMIZED]" : "",
+		   kprobe_ftrace(kp) ? "[FTRACE]" : "");
+}
+
+/*
+ * *pos is the table slot of the current site.  kprobe_mutex is held
+ * from start to stop, so the table does not change under the walk.
+ */
+static void *list_from(loff_t *pos, unsigned int slot)
+{
+	struct kprobe_site *s = kprobe_site_at(&slot);
+
+	/* kprobe_site_at() left slot just past the site it returned. */
+	*pos = s ? slot - 1 : slot;
+	return s;
+}
+
+static void *list_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_mutex);
+	return list_from(pos, *pos);
+}
+
+static void *list_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return list_from(pos, *pos + 1);
+}
+
+static void list_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&kprobe_mutex);
+}
+
+static int list_show(struct seq_file *m, void *v)
+{
+	char name[KSYM_NAME_LEN], *modname;
+	struct kprobe_site *s = v;
+	unsigned long off;
+	const char *sym;
+	struct kprobe *u;
+
+	sym = kallsyms_lookup(site_addr(s), NULL, &off, &modname, name);
+	list_for_each_entry(u, &s->users, list)
+		list_one(m, s, u, sym, off, modname);
+	return 0;
+}
+
+static const struct seq_operations kprobes_list_sops = {
+	.start = list_start,
+	.next = list_next,
+	.stop = list_stop,
+	.show = list_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobes_list);
+
+static const struct seq_operations kprobes_blacklist_sops = {
+	.start = kprobe_blacklist_seq_start,
+	.next = kprobe_blacklist_seq_next,
+	.stop = kprobe_blacklist_seq_stop,
+	.show = kprobe_blacklist_seq_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobes_blacklist);
+
+static ssize_t enabled_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char buf[2] = { READ_ONCE(kprobes_all_disarmed) ? '0' : '1', '\n' };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, sizeof(buf));
+}
+
+static ssize_t enabled_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	bool on;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, count, &on);
+	if (ret)
+		return ret;
+	ret = on ? kprobe_arm_all() : kprobe_disarm_all();
+	return ret ? ret : count;
+}
+
+static const struct file_operations kprobes_enabled_fops = {
+	.read = enabled_read,
+	.write = enabled_write,
+	.llseek = default_llseek,
+};
+
+static int __init kprobes_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
+
+	debugfs_create_file("list", 0400, dir, NULL, &kprobes_list_fops);
+	debugfs_create_file("enabled", 0600, dir, NULL, &kprobes_enabled_fops);
+	debugfs_create_file("blacklist", 0400, dir, NULL,
+			    &kprobes_blacklist_fops);
+	return 0;
+}
+late_initcall(kprobes_debugfs_init);

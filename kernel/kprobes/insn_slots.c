@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Executable slots for copied instructions and detour buffers.
+ *
+ * Each cache holds pages of fixed-size slots, tracked by two bitmaps:
+ * slots in use, and slots released "dirty" (a CPU may still be running
+ * in them).  Dirty slots become free again only after a grace period,
+ * which is waited for when a cache runs out of clean slots.  The page
+ * list is RCU-protected so that __is_insn_slot_addr() can be asked from
+ * any context (the unwinder and kernel_text_address() do).
+ */
+#include <linux/bitmap.h>
+#include <linux/execmem.h>
+#include <linux/kallsyms.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include "internal.h"
+
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+
+struct kprobe_slot_page {
+	struct list_head list;
+	kprobe_opcode_t *base;
+	unsigned int nr_used;
+	unsigned int nr_dirty;
+	unsigned long *used;	/* points into bits[] */
+	unsigned long *dirty;	/* points into bits[] */
+	struct rcu_head rcu;
+	unsigned long bits[];
+};
+
+static unsigned int slots_in_page(struct kprobe_insn_cache *c)
+{
+	return PAGE_SIZE / (c->insn_size * sizeof(kprobe_opcode_t));
+}
+
+/**
+ * alloc_insn_page() - one page of executable memory for slots
+ *
+ * Weak default: execmem within reach of kernel and module text (x86-64
+ * relocates RIP-relative operands, so the copies must stay near).
+ *
+ * Return: the page, or NULL.
+ */
+void *__weak alloc_insn_page(void)
+{
+	return execmem_alloc(EXECMEM_KPROBES, PAGE_SIZE);
+}
+
+static void free_insn_page(void *page)
+{
+	execmem_free(page);
+}
+
+struct kprobe_insn_cache kprobe_insn_slots = {
+	.mutex = __MUTEX_INITIALIZER(kprobe_insn_slots.mutex),
+	.alloc = alloc_insn_page,
+	.free = free_insn_page,
+	.sym = KPROBE_INSN_PAGE_SYM,
+	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
+	.insn_size = MAX_INSN_SIZE,
+};
+
+#ifdef CONFIG_OPTPROBES
+/**
+ * alloc_optinsn_page() - one page of executable memory for detours
+ *
+ * Return: the page, or NULL.
+ */
+void *__weak alloc_optinsn_page(void)
+{
+	return alloc_insn_page();
+}
+
+/**
+ * free_optinsn_page() - release a page from alloc_optinsn_page()
+ * @page: the page
+ */
+void __weak free_optinsn_page(void *page)
+{
+	free_insn_page(page);
+}
+
+/* insn_size depends on the arch template, so it is set at boot. */
+struct kprobe_insn_cache kprobe_optinsn_slots = {
+	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
+	.alloc = alloc_optinsn_page,
+	.free = free_optinsn_page,
+	.sym = KPROBE_OPTINSN_PAGE_SYM,
+	.pages = LIST_HEAD_INIT(kprobe_optinsn_slots.pages),
+};
+#endif
+
+void __init kprobe_insn_slots_init(void)
+{
+#ifdef CONFIG_OPTPROBES
+	kprobe_optinsn_slots.insn_size = MAX_OPTINSN_SIZE;
+#endif
+}
+
+/* A new page with every slot clean.  Context: c->mutex held. */
+static struct kprobe_slot_page *slot_page_new(struct kprobe_insn_cache *c)
+{
+	unsigned int n = slots_in_page(c);
+	struct kprobe_slot_page *pg;
+
+	pg = kzalloc(struct_size(pg, bits, 2 * BITS_TO_LONGS(n)), GFP_KERNEL);
+	if (!pg)
+		return NULL;
+	pg->base = c->alloc();
+	if (!pg->base) {
+		kfree(pg);
+		return NULL;
+	}
+	pg->used = pg->bits;
+	pg->dirty = pg->bits + BITS_TO_LONGS(n);
+	list_add_rcu(&pg->list, &c->pages);
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)pg->base,
+			   PAGE_SIZE, false, c->sym);
+	return pg;
+}
+
+/* Give an empty page back, unless it is the last one.  c->mutex held. */
+static void slot_page_release(struct kprobe_insn_cache *c,
+			      struct kprobe_slot_page *pg)
+{
+	if (pg->nr_used || list_is_singular(&c->pages))
+		return;
+	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)pg->base,
+			   PAGE_SIZE, true, c->sym);
+	list_del_rcu(&pg->list);
+	/* __is_insn_slot_addr() may be looking at it. */
+	synchronize_rcu();
+	c->free(pg->base);
+	kfree(pg);
+}
+
+/*
+ * Turn every dirty slot clean; the caller has waited for a grace period
+ * since they were released.  Context: c->mutex held.
+ */
+static void slot_cache_sweep(struct kprobe_insn_cache *c)
+{
+	struct kprobe_slot_page *pg, *tmp;
+	unsigned int n = slots_in_page(c);
+
+	list_for_each_entry_safe(pg, tmp, &c->pages, list) {
+		if (!pg->nr_dirty)
+			continue;
+		bitmap_andnot(pg->used, pg->used, pg->dirty, n);
+		bitmap_zero(pg->dirty, n);
+		pg->nr_used -= pg->nr_dirty;
+		pg->nr_dirty = 0;
+		slot_page_release(c, pg);
+	}
+	c->nr_garbage = 0;
+}
+
+/**
+ * __get_insn_slot() - allocate one slot
+ * @c: the cache
+ *
+ * Return: the slot, or NULL without memory.
+ * Context: process, may sleep.
+ */
+kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
+{
+	unsigned int n = slots_in_page(c), i;
+	struct kprobe_slot_page *pg;
+	kprobe_opcode_t *slot = NULL;
+
+	mutex_lock(&c->mutex);
+	for (;;) {
+		list_for_each_entry(pg, &c->pages, list) {
+			i = find_first_zero_bit(pg->used, n);
+			if (i < n)
+				goto found;
+		}
+		if (!c->nr_garbage)
+			break;
+		synchronize_rcu();
+		slot_cache_sweep(c);
+	}
+	pg = slot_page_new(c);
+	if (!pg)
+		goto out;
+	i = 0;
+found:
+	__set_bit(i, pg->used);
+	pg->nr_used++;
+	slot = pg->base + i * c->insn_size;
+out:
+	mutex_unlock(&c->mutex);
+	return slot;
+}
+
+/**
+ * __free_insn_slot() - release a slot
+ * @c: the cache
+ * @slot: from __get_insn_slot()
+ * @dirty: a CPU may still be executing in @slot; reuse it only after a
+ *	grace period
+ *
+ * Context: process, may sleep.
+ */
+void __free_insn_slot(struct kprobe_insn_cache *c,
+		      kprobe_opcode_t *slot, int dirty)
+{
+	struct kprobe_slot_page *pg;
+	unsigned long off;
+	unsigned int i;
+
+	mutex_lock(&c->mutex);
+	list_for_each_entry(pg, &c->pages, list) {
+		off = (unsigned long)slot - (unsigned long)pg->base;
+		if (off < PAGE_SIZE)
+			goto found;
+	}
+	WARN(1, "kprobes: freeing unknown slot %px\n", slot);
+	goto out;
+found:
+	i = off / (c->insn_size * sizeof(kprobe_opcode_t));
+	if (WARN_ON_ONCE(!test_bit(i, pg->used) || test_bit(i, pg->dirty)))
+		goto out;
+	if (dirty) {
+		__set_bit(i, pg->dirty);
+		pg->nr_dirty++;
+		/* Sweep once a page worth of garbage piled up. */
+		if (++c->nr_garbage > slots_in_page(c)) {
+			synchronize_rcu();
+			slot_cache_sweep(c);
+		}
+	} else {
+		__clear_bit(i, pg->used);
+		pg->nr_used--;
+		slot_page_release(c, pg);
+	}
+out:
+	mutex_unlock(&c->mutex);
+}
+
+/**
+ * __is_insn_slot_addr() - does an address lie in one of a cache's pages?
+ * @c: the cache
+ * @addr: the address
+ *
+ * Context: any (RCU reader; used by kernel_text_address()).
+ */
+bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr)
+{
+	struct kprobe_slot_page *pg;
+	bool ret = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pg, &c->pages, list) {
+		if (addr - (unsigned long)pg->base < PAGE_SIZE) {
+			ret = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * kprobe_cache_get_kallsym() - a cache page as a kallsyms entry
+ * @c: the cache
+ * @symnum: index of the wanted entry; decremented past this cache's pages
+ * @value: the page address
+ * @type: symbol type ('t')
+ * @sym: symbol name buffer (KSYM_NAME_LEN)
+ *
+ * Return: 0 if entry *@symnum is a page of @c, -ERANGE otherwise.
+ */
+int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c, unsigned int *symnum,
+			     unsigned long *value, char *type, char *sym)
+{
+	struct kprobe_slot_page *pg;
+	int ret = -ERANGE;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(pg, &c->pages, list) {
+		if ((*symnum)--)
+			continue;
+		strscpy(sym, c->sym, KSYM_NAME_LEN);
+		*type = 't';
+		*value = (unsigned long)pg->base;
+		ret = 0;
+		break;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+#else
+void __init kprobe_insn_slots_init(void)
+{
+}
+#endif /* __ARCH_WANT_KPROBES_INSN_SLOT */
+
+/**
+ * arch_kprobe_get_kallsym() - arch-owned kallsyms entries
+ * @symnum: index of the wanted entry
+ * @value: address
+ * @type: symbol type
+ * @sym: symbol name buffer
+ *
+ * Return: -ERANGE (weak default: none).
+ */
+int __weak arch_kprobe_get_kallsym(unsigned int *symnum, unsigned long *value,
+				   char *type, char *sym)
+{
+	return -ERANGE;
+}
+
+/**
+ * kprobe_get_kallsym() - kallsyms entries for kprobes' executable pages
+ * @symnum: index of the wanted entry
+ * @value: address
+ * @type: symbol type
+ * @sym: symbol name buffer
+ *
+ * Return: 0 if entry @symnum exists, -ERANGE otherwise.
+ */
+int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
+		       char *sym)
+{
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+	if (!kprobe_cache_get_kallsym(&kprobe_insn_slots, &symnum, value, type, sym))
+		return 0;
+#ifdef CONFIG_OPTPROBES
+	if (!kprobe_cache_get_kallsym(&kprobe_optinsn_slots, &symnum, value, type, sym))
+		return 0;
+#endif
+#endif
+	return arch_kprobe_get_kallsym(&symnum, value, type, sym);
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the files of the probe core share.
+ *
+ * Every registered struct kprobe (a "user") hangs off exactly one probe
+ * site: the object that owns the probed address, the copied instruction
+ * and the breakpoint (or ftrace hook, or jump).  Users at the same
+ * address share their site, so the hit path always has the same shape:
+ * address -> site (registry.c) -> users (aggr.c).
+ *
+ * Lock order: kprobe_mutex -> cpus_read_lock -> jump_label_lock ->
+ * text_mutex.  kprobe_mutex guards the registry, the site and user
+ * lists, the flags of sites and users, and the optimizer queues.
+ */
+#ifndef _KERNEL_KPROBES_INTERNAL_H
+#define _KERNEL_KPROBES_INTERNAL_H
+
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+
+extern struct mutex kprobe_mutex;
+extern bool kprobes_all_disarmed;
+
+/* Where a site stands with the jump optimizer (optimizer.c). */
+enum kprobe_opt_state {
+	KPROBE_OPT_IDLE,	/* breakpoint (or nothing) in the text */
+	KPROBE_OPT_QUEUED,	/* breakpoint in text, queued for a jump */
+	KPROBE_OPT_ON,		/* jump in the text */
+	KPROBE_OPT_UNQUEUED,	/* jump in text, queued to go back */
+};
+
+/**
+ * struct kprobe_site - everything the core keeps for one probed address
+ * @op: the arch-visible probe (with CONFIG_OPTPROBES, its optimizer part)
+ * @kp: the arch-visible probe (without CONFIG_OPTPROBES)
+ * @users: registered struct kprobe at this address, linked by ->list,
+ *	in registration order; walked under RCU by the handlers
+ * @nr_users: entries on @users
+ * @nr_live: users that are neither disabled nor gone
+ * @armed: the breakpoint or ftrace hook (or a jump) is in place
+ * @opt_state: enum kprobe_opt_state
+ * @fops: the ftrace_ops the site is armed on, for ftrace sites
+ */
+struct kprobe_site {
+#ifdef CONFIG_OPTPROBES
+	struct optimized_kprobe op;
+#else
+	struct kprobe kp;
+#endif
+	struct list_head users;
+	unsigned int nr_users;
+	unsigned int nr_live;
+	bool armed;
+	u8 opt_state;
+	struct ftrace_ops *fops;
+};
+
+#ifdef CONFIG_OPTPROBES
+#define site_kp(s)	(&(s)->op.kp)
+#define to_site(p)	container_of(p, struct kprobe_site, op.kp)
+#else
+#define site_kp(s)	(&(s)->kp)
+#define to_site(p)	container_of(p, struct kprobe_site, kp)
+#endif
+
+static inline unsigned long site_addr(struct kprobe_site *s)
+{
+	return (unsigned long)site_kp(s)->addr;
+}
+
+static inline bool site_gone(struct kprobe_site *s)
+{
+	return kprobe_gone(site_kp(s));
+}
+
+/* Should the site's text be patched right now? */
+static inline bool site_wants_arm(struct kprobe_site *s)
+{
+	return s->nr_live && !site_gone(s) && !kprobes_all_disarmed;
+}
+
+/* registry.c: the address -> site table */
+struct kprobe_site *kprobe_site_find(unsigned long addr);
+int kprobe_site_reserve(unsigned int more);
+int kprobe_site_insert(struct kprobe_site *s);
+void kprobe_site_remove(struct kprobe_site *s);
+struct kprobe_site **kprobe_site_collect(unsigned int *nr);
+struct kprobe_site *kprobe_site_at(unsigned int *pos);
+
+/* aggr.c: site handlers and the user list */
+int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
+bool kprobe_is_site(struct kprobe *p);
+struct kprobe_site *kprobe_site_alloc(unsigned long addr);
+void kprobe_site_free(struct kprobe_site *s);
+void kprobe_site_update_post(struct kprobe_site *s);
+struct kprobe_site *kprobe_user_site(struct kprobe *p);
+
+/* arm.c: patching the text, in batches */
+int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n);
+void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
+			 bool force);
+int kprobe_arm_all(void);
+int kprobe_disarm_all(void);
+
+/* optimizer.c */
+#ifdef CONFIG_OPTPROBES
+void kprobe_opt_prepare(struct kprobe_site *s);
+void kprobe_opt_try(struct kprobe_site *s);
+bool kprobe_opt_cancel(struct kprobe_site *s, bool force);
+void kprobe_opt_kill(struct kprobe_site *s);
+void kprobe_opt_unblock(unsigned long addr);
+void kprobe_opt_block(unsigned long addr);
+void kprobe_opt_remove(struct kprobe_site *s);
+void __init kprobe_opt_init(void);
+#else
+static inline void kprobe_opt_prepare(struct kprobe_site *s) { }
+static inline void kprobe_opt_try(struct kprobe_site *s) { }
+static inline bool kprobe_opt_cancel(struct kprobe_site *s, bool force)
+{
+	return false;
+}
+
+static inline void kprobe_opt_kill(struct kprobe_site *s) { }
+static inline void kprobe_opt_unblock(unsigned long addr) { }
+static inline void kprobe_opt_block(unsigned long addr) { }
+static inline void kprobe_opt_remove(struct kprobe_site *s) { }
+static inline void kprobe_opt_init(void) { }
+#endif
+
+/* register.c */
+struct kprobe_unreg {
+	struct list_head doomed;	/* sites to free after a grace period */
+};
+
+int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
+			unsigned long offset, kprobe_opcode_t **out,
+			bool *on_func_entry);
+bool kprobe_is_registered(struct kprobe *p);
+int kprobes_register_batch(struct kprobe **kps, unsigned int num);
+void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
+			      struct kprobe_unreg *u);
+void kprobes_unregister_finish(struct kprobe **kps, unsigned int num,
+			       struct kprobe_unreg *u);
+void kprobe_site_doom(struct kprobe_site *s, struct list_head *doomed);
+void kprobe_sites_free_doomed(struct list_head *doomed);
+void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed);
+
+/* blacklist.c */
+int __init kprobe_blacklist_init(void);
+void kprobe_blacklist_add_module(struct module *mod);
+void kprobe_blacklist_remove_module(struct module *mod);
+void *kprobe_blacklist_seq_start(struct seq_file *m, loff_t *pos);
+void *kprobe_blacklist_seq_next(struct seq_file *m, void *v, loff_t *pos);
+int kprobe_blacklist_seq_show(struct seq_file *m, void *v);
+void kprobe_blacklist_seq_stop(struct seq_file *m, void *v);
+
+/* kretprobe.c */
+#ifdef CONFIG_KRETPROBES
+bool kprobe_is_kretprobe(struct kprobe *p);
+void __init kretprobe_init(void);
+#else
+static inline bool kprobe_is_kretprobe(struct kprobe *p)
+{
+	return false;
+}
+
+static inline void kretprobe_init(void) { }
+#endif
+
+/* insn_slots.c */
+void __init kprobe_insn_slots_init(void);
+
+/* module.c */
+int __init kprobe_module_init(void);
+
+#endif /* _KERNEL_KPROBES_INTERNAL_H */

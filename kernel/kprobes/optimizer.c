@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Glue to the architecture's jump optimizer.
+ *
+ * An armed breakpoint site without post handlers may be replaced by a
+ * jump to a detour buffer.  Sites move through enum kprobe_opt_state;
+ * the OPTIMIZED flag is set in every state but IDLE, and op->list links
+ * a site on the queue of its state (empty in IDLE and ON), which is
+ * what the architecture's opt.c expects.  A delayed work turns the
+ * queues into text changes, one batch per run: undo jumps, wait for
+ * every task to have left the patched regions (RCU tasks), install
+ * jumps, then free sites that lost their last user meanwhile.
+ */
+#include <linux/cpu.h>
+#include <linux/memory.h>
+#include <linux/sysctl.h>
+#include <linux/workqueue.h>
+#include "internal.h"
+
+#define KPROBE_OPT_DELAY	5	/* jiffies: lets a burst of changes batch */
+
+static bool kprobe_opt_allowed;	/* debug.kprobes-optimization */
+static LIST_HEAD(kprobe_opt_queue);
+static LIST_HEAD(kprobe_unopt_queue);
+
+static void kprobe_optimizer(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kprobe_opt_work, kprobe_optimizer);
+
+static inline struct kprobe_site *op_site(struct optimized_kprobe *op)
+{
+	return container_of(op, struct kprobe_site, op);
+}
+
+/**
+ * optprobe_queued_unopt() - is a jump queued to be undone?
+ * @op: a site
+ *
+ * Context: kprobe_mutex or text_mutex held.
+ */
+bool optprobe_queued_unopt(struct optimized_kprobe *op)
+{
+	return op_site(op)->opt_state == KPROBE_OPT_UNQUEUED;
+}
+
+/**
+ * kprobe_disarmed() - is a site's text untouched by kprobes?
+ * @p: a site, as returned by get_kprobe()
+ *
+ * Context: kprobe_mutex held.
+ */
+bool kprobe_disarmed(struct kprobe *p)
+{
+	return !to_site(p)->armed;
+}
+
+static void kprobe_opt_kick(void)
+{
+	schedule_delayed_work(&kprobe_opt_work, KPROBE_OPT_DELAY);
+}
+
+/*
+ * Build the detour buffer of a new breakpoint site, if the arch can.
+ * Context: kprobe_mutex, cpus_read_lock, jump_label_lock, text_mutex.
+ */
+void kprobe_opt_prepare(struct kprobe_site *s)
+{
+	lockdep_assert_held(&text_mutex);
+	if (!kprobe_ftrace(site_kp(s)))
+		arch_prepare_optimized_kprobe(&s->op, site_kp(s));
+}
+
+/*
+ * Queue an armed site for a jump if everything allows it (or keep the
+ * jump it still has).  Context: kprobe_mutex held.
+ */
+void kprobe_opt_try(struct kprobe_site *s)
+{
+	struct kprobe *kp = site_kp(s);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!kprobe_opt_allowed || !s->armed || !site_wants_arm(s) ||
+	    kp->post_handler || kprobe_ftrace(kp) ||
+	    !arch_prepared_optinsn(&s->op.optinsn) ||
+	    arch_check_optimized_kprobe(&s->op) < 0)
+		return;
+
+	switch (s->opt_state) {
+	case KPROBE_OPT_UNQUEUED:
+		list_del_init(&s->op.list);
+		s->opt_state = KPROBE_OPT_ON;
+		break;
+	case KPROBE_OPT_IDLE:
+		kp->flags |= KPROBE_FLAG_OPTIMIZED;
+		list_add_tail(&s->op.list, &kprobe_opt_queue);
+		s->opt_state = KPROBE_OPT_QUEUED;
+		kprobe_opt_kick();
+		break;
+	default:
+		break;
+	}
+}
+
+static void opt_set_idle(struct kprobe_site *s)
+{
+	list_del_init(&s->op.list);
+	site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	s->opt_state = KPROBE_OPT_IDLE;
+}
+
+/*
+ * Stop optimizing @s.  With @force a jump in the text is replaced by
+ * the breakpoint right away; without, it is queued for the optimizer.
+ * Return: true if a jump is still in the text (queued to go).
+ * Context: kprobe_mutex held; with @force also cpus_read_lock and
+ * text_mutex.
+ */
+bool kprobe_opt_cancel(struct kprobe_site *s, bool force)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	switch (s->opt_state) {
+	case KPROBE_OPT_QUEUED:
+		opt_set_idle(s);
+		return false;
+	case KPROBE_OPT_ON:
+	case KPROBE_OPT_UNQUEUED:
+		if (force) {
+			lockdep_assert_held(&text_mutex);
+			lockdep_assert_cpus_held();
+			arch_unoptimize_kprobe(&s->op);
+			opt_set_idle(s);
+			return false;
+		}
+		if (s->opt_state == KPROBE_OPT_ON) {
+			list_add_tail(&s->op.list, &kprobe_unopt_queue);
+			s->opt_state = KPROBE_OPT_UNQUEUED;
+			kprobe_opt_kick();
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The code under @s is gone: forget any jump without touching the text
+ * and free the detour buffer.  Context: kprobe_mutex held.
+ */
+void kprobe_opt_kill(struct kprobe_site *s)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	opt_set_idle(s);
+	arch_remove_optimized_kprobe(&s->op);
+}
+
+/* Free the detour buffer of a site being freed. */
+void kprobe_opt_remove(struct kprobe_site *s)
+{
+	arch_remove_optimized_kprobe(&s->op);
+}
+
+/* The optimizable site whose jump region covers @addr, if any. */
+static struct kprobe_site *opt_covering(unsigned long addr)
+{
+	struct kprobe_site *s;
+	unsigned int i;
+
+	for (i = 1; i < MAX_OPTIMIZED_LENGTH; i++) {
+		s = kprobe_site_find(addr - i);
+		if (s && arch_prepared_optinsn(&s->op.optinsn) &&
+		    arch_within_optimized_kprobe(&s->op, (void *)addr))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * A breakpoint is about to go at @addr: a jump over it must go first.
+ * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
+ */
+void kprobe_opt_block(unsigned long addr)
+{
+	struct kprobe_site *s = opt_covering(addr);
+
+	if (s)
+		kprobe_opt_cancel(s, true);
+}
+
+/*
+ * The breakpoint at @addr is gone: a site it kept from jumping may try
+ * again.  Context: kprobe_mutex held.
+ */
+void kprobe_opt_unblock(unsigned long addr)
+{
+	struct kprobe_site *s = opt_covering(addr);
+
+	if (s && s->armed)
+		kprobe_opt_try(s);
+}
+
+/*
+ * Undo the queued jumps.  Sites that no longer want to be armed are
+ * disarmed, unused ones doomed.
+ * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
+ */
+static void opt_run_unqueue(struct list_head *doomed)
+{
+	struct optimized_kprobe *op, *tmp;
+	LIST_HEAD(done);
+
+	if (list_empty(&kprobe_unopt_queue))
+		return;
+	arch_unoptimize_kprobes(&kprobe_unopt_queue, &done);
+	list_for_each_entry_safe(op, tmp, &done, list) {
+		struct kprobe_site *s = op_site(op);
+
+		opt_set_idle(s);
+		if (!site_wants_arm(s) && !site_gone(s)) {
+			arch_disarm_kprobe(&op->kp);
+			s->armed = false;
+		}
+		if (!s->nr_users && !s->armed)
+			kprobe_site_doom(s, doomed);
+	}
+}
+
+/* Install the queued jumps.  Context: as opt_run_unqueue(). */
+static void opt_run_queue(void)
+{
+	struct optimized_kprobe *op, *tmp;
+
+	if (!kprobe_opt_allowed || kprobes_all_disarmed) {
+		list_for_each_entry_safe(op, tmp, &kprobe_opt_queue, list)
+			opt_set_idle(op_site(op));
+		return;
+	}
+	list_for_each_entry(op, &kprobe_opt_queue, list)
+		op_site(op)->opt_state = KPROBE_OPT_ON;
+	/* The arch unlinks each site as its jump goes in. */
+	arch_optimize_kprobes(&kprobe_opt_queue);
+}
+
+static bool kprobe_opt_pending(void)
+{
+	return !list_empty(&kprobe_opt_queue) ||
+	       !list_empty(&kprobe_unopt_queue);
+}
+
+/* The delayed work.  Context: process; takes kprobe_mutex. */
+static void kprobe_optimizer(struct work_struct *work)
+{
+	LIST_HEAD(doomed);
+
+	mutex_lock(&kprobe_mutex);
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	opt_run_unqueue(&doomed);
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+
+	/*
+	 * Tasks preempted inside a region about to become a jump, or
+	 * inside a detour buffer about to be freed, must be gone.
+	 */
+	synchronize_rcu_tasks();
+
+	cpus_read_lock();
+	mutex_lock(&text_mutex);
+	opt_run_queue();
+	mutex_unlock(&text_mutex);
+	cpus_read_unlock();
+
+	if (!list_empty(&doomed)) {
+		synchronize_rcu();
+		kprobe_sites_free_doomed(&doomed);
+	}
+	if (kprobe_opt_pending())
+		kprobe_opt_kick();
+	mutex_unlock(&kprobe_mutex);
+}
+
+/**
+ * wait_for_kprobe_optimizer() - wait until the optimizer queues are empty
+ *
+ * Context: process, may sleep; must not hold kprobe_mutex.
+ */
+void wait_for_kprobe_optimizer(void)
+{
+	bool pending;
+
+	for (;;) {
+		mutex_lock(&kprobe_mutex);
+		pending = kprobe_opt_pending();
+		mutex_unlock(&kprobe_mutex);
+		if (!pending)
+			break;
+		/* Runs the work now if it is queued, or waits for it. */
+		flush_delayed_work(&kprobe_opt_work);
+		cond_resched();
+	}
+}
+
+/* Allow or forbid jumps for every site.  Context: process. */
+static void kprobe_opt_set(bool allow)
+{
+	struct kprobe_site *s;
+	unsigned int pos = 0;
+
+	mutex_lock(&kprobe_mutex);
+	if (kprobe_opt_allowed == allow) {
+		mutex_unlock(&kprobe_mutex);
+		return;
+	}
+	kprobe_opt_allowed = allow;
+	while ((s = kprobe_site_at(&pos))) {
+		if (allow)
+			kprobe_opt_try(s);
+		else
+			kprobe_opt_cancel(s, false);
+	}
+	mutex_unlock(&kprobe_mutex);
+	if (allow) {
+		pr_info("kprobe jump-optimization is enabled. All kprobes are optimized if possible.\n");
+	} else {
+		wait_for_kprobe_optimizer();
+		pr_info("kprobe jump-optimization is disabled. All kprobes are based on software breakpoint.\n");
+	}
+}
+
+#ifdef CONFIG_SYSCTL
+static DEFINE_MUTEX(kprobe_opt_sysctl_lock);
+
+static int kprobe_opt_sysctl(const struct ctl_table *table, int write,
+			     void *buffer, size_t *len, loff_t *ppos)
+{
+	struct ctl_table t = *table;
+	int val, ret;
+
+	t.data = &val;
+	mutex_lock(&kprobe_opt_sysctl_lock);
+	val = READ_ONCE(kprobe_opt_allowed);
+	ret = proc_dointvec_minmax(&t, write, buffer, len, ppos);
+	if (!ret && write)
+		kprobe_opt_set(val);
+	mutex_unlock(&kprobe_opt_sysctl_lock);
+	return ret;
+}
+
+static struct ctl_table kprobe_opt_sysctls[] = {
+	{
+		.procname	= "kprobes-optimization",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= kprobe_opt_sysctl,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+};
+#endif
+
+/*
+ * Jumps need RCU tasks and workqueues, so they are allowed from
+ * subsys_initcall on, not from the early init of the core.
+ */
+void __init kprobe_opt_init(void)
+{
+#ifdef CONFIG_SYSCTL
+	register_sysctl_init("debug", kprobe_opt_sysctls);
+#endif
+	kprobe_opt_set(true);
+}

@@ -1,0 +1,786 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Registering and unregistering probes, singly or in batches.
+ *
+ * A batch goes through four steps so that it is all or nothing and so
+ * that no handler of it runs before it has committed:
+ *
+ *  1. resolve and check every address (no lock held);
+ *  2. under kprobe_mutex, attach every probe to its site, creating and
+ *     preparing sites as needed; attached probes are held disabled;
+ *  3. arm the sites that will have an enabled probe, in one batch
+ *     (the only step besides 2 that can fail);
+ *  4. commit: clear the held-disabled state of the probes the caller
+ *     registered enabled.
+ *
+ * A failure in 2 or 3 detaches what was attached and waits one grace
+ * period before returning.  Unregistering a batch detaches and disarms
+ * everything under the mutex, then waits for one grace period for the
+ * whole batch before the probes are handed back.
+ */
+#include <linux/bug.h>
+#include <linux/cpu.h>
+#include <linux/extable.h>
+#include <linux/jump_label.h>
+#include <linux/kallsyms.h>
+#include <linux/memory.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/static_call.h>
+#include "internal.h"
+
+DEFINE_MUTEX(kprobe_mutex);
+
+/**
+ * kprobe_lookup_name() - address of a symbol, for probing
+ * @name: symbol name
+ * @offset: offset the caller will add (architectures may use it)
+ *
+ * Return: the symbol's address (without @offset), or NULL.
+ */
+kprobe_opcode_t *__weak kprobe_lookup_name(const char *name,
+					   unsigned int offset)
+{
+	return (kprobe_opcode_t *)kallsyms_lookup_name(name);
+}
+
+/**
+ * arch_adjust_kprobe_addr() - where a probe at symbol+offset really goes
+ * @addr: start of the symbol
+ * @offset: offset inside the symbol
+ * @on_func_entry: set to whether the result is the function's entry
+ *
+ * Architectures with landing pads at function entry (IBT, BTI) map
+ * offsets inside the pad to the first real instruction.
+ *
+ * Return: the probe address, or NULL if it cannot be probed.
+ */
+kprobe_opcode_t *__weak arch_adjust_kprobe_addr(unsigned long addr,
+						unsigned long offset,
+						bool *on_func_entry)
+{
+	*on_func_entry = offset == 0;
+	return (kprobe_opcode_t *)(addr + offset);
+}
+
+/*
+ * Turn addr-or-symbol plus offset into a probe address: exactly one of
+ * @addr and @sym must be given; the result is normalised to its
+ * symbol's start and handed to the architecture to adjust.
+ */
+int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
+			unsigned long offset, kprobe_opcode_t **out,
+			bool *on_func_entry)
+{
+	unsigned long target, symoff;
+
+	if (!addr == !sym)
+		return -EINVAL;
+	if (sym) {
+		addr = kprobe_lookup_name(sym, offset);
+		if (!addr)
+			return -ENOENT;
+	}
+	target = (unsigned long)addr + offset;
+	if (!kallsyms_lookup_size_offset(target, NULL, &symoff))
+		return -ENOENT;
+	addr = arch_adjust_kprobe_addr(target - symoff, symoff, on_func_entry);
+	if (!addr)
+		return -EINVAL;
+	*out = addr;
+	return 0;
+}
+
+/**
+ * kprobe_on_func_entry() - is a probe point a function's entry?
+ * @addr: probe address, or NULL
+ * @sym: symbol name, or NULL (exactly one of @addr and @sym)
+ * @offset: offset from @addr or @sym
+ *
+ * Return: 0 if @addr/@sym + @offset is a function entry, -EINVAL if it
+ * is not (or both or neither of @addr and @sym were given), -ENOENT if
+ * the symbol or address is unknown.
+ */
+int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
+			 unsigned long offset)
+{
+	kprobe_opcode_t *where;
+	bool entry;
+	int ret;
+
+	ret = kprobe_resolve_addr(addr, sym, offset, &where, &entry);
+	if (ret)
+		return ret;
+	return entry ? 0 : -EINVAL;
+}
+
+static bool kprobe_on_cfi_preamble(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN];
+
+	if (lookup_symbol_name(addr, name))
+		return false;
+	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
+}
+
+/*
+ * Refuse text that other patching owns or that must not trap: the
+ * blacklist, jump labels, static calls, BUG() sites, CFI preambles and
+ * the vsyscall page.  Context: jump_label_lock held, preemption off.
+ */
+static bool kprobe_text_reserved(unsigned long addr)
+{
+	void *p = (void *)addr;
+
+	return in_gate_area_no_mm(addr) ||
+	       within_kprobe_blacklist(addr) ||
+	       jump_label_text_reserved(p, p) ||
+	       static_call_text_reserved(p, p) ||
+	       find_bug(addr) ||
+	       kprobe_on_cfi_preamble(addr);
+}
+
+/*
+ * Check that @addr is probe-able kernel or module text.  On success, a
+ * module address comes with a reference on the module in *@modp, to
+ * be dropped once the probe is in (or the attempt abandoned).
+ */
+static int kprobe_check_text(unsigned long addr, struct module **modp)
+{
+	struct module *mod = NULL;
+	int ret = 0;
+
+	jump_label_lock();
+	preempt_disable();
+	if (!core_kernel_text(addr)) {
+		mod = __module_text_address(addr);
+		if (!mod) {
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	if (kprobe_text_reserved(addr)) {
+		mod = NULL;
+		ret = -EINVAL;
+		goto out;
+	}
+	if (mod && !try_module_get(mod)) {
+		mod = NULL;
+		ret = -ENOENT;
+		goto out;
+	}
+	/* A loaded module's init text is gone (or about to be). */
+	if (mod && within_module_init(addr, mod) && !module_is_coming(mod)) {
+		module_put(mod);
+		mod = NULL;
+		ret = -ENOENT;
+	}
+out:
+	preempt_enable();
+	jump_label_unlock();
+	*modp = mod;
+	return ret;
+}
+
+/* Per-probe state of a registration batch. */
+struct kprobe_reg {
+	struct module *mod;
+	bool enable;
+	bool ftrace;
+	bool entry;
+	bool attached;
+};
+
+/* Step 1 for one probe: resolve, classify and check the address. */
+static int kprobe_reg_check(struct kprobe *p, struct kprobe_reg *r)
+{
+	kprobe_opcode_t *addr;
+	unsigned long a;
+	int ret;
+
+	ret = kprobe_resolve_addr(p->addr, p->symbol_name, p->offset, &addr,
+				  &r->entry);
+	if (ret)
+		return ret;
+	p->addr = addr;
+	a = (unsigned long)addr;
+	r->enable = !(p->flags & KPROBE_FLAG_DISABLED);
+	r->ftrace = ftrace_location(a) == a;
+	if (r->ftrace && !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		return -EINVAL;
+	return kprobe_check_text(a, &r->mod);
+}
+
+static int kprobe_prepare_site(struct kprobe_site *s)
+{
+	struct kprobe *kp = site_kp(s);
+	int ret;
+
+	if (kprobe_ftrace(kp))
+		ret = arch_prepare_kprobe_ftrace(kp);
+	else
+		ret = arch_prepare_kprobe(kp);
+	if (!ret)
+		kprobe_opt_prepare(s);
+	return ret;
+}
+
+/*
+ * Step 2 for one probe: find or make its site and add it as a user,
+ * held disabled.
+ * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex
+ * held.
+ */
+static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
+{
+	unsigned long addr = (unsigned long)p->addr;
+	struct kprobe_site *s;
+	struct kprobe *kp;
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	lockdep_assert_held(&text_mutex);
+	if (WARN_ON_ONCE(kprobe_user_site(p)))
+		return -EINVAL;
+
+	s = kprobe_site_find(addr);
+	if (!s) {
+		s = kprobe_site_alloc(addr);
+		if (!s)
+			return -ENOMEM;
+		kp = site_kp(s);
+		if (r->ftrace)
+			kp->flags |= KPROBE_FLAG_FTRACE;
+		ret = kprobe_prepare_site(s);
+		if (!ret) {
+			ret = kprobe_site_insert(s);
+			if (ret)
+				kprobe_site_free(s);
+		} else {
+			kfree(s);
+		}
+		if (ret)
+			return ret;
+	} else if (site_gone(s)) {
+		/* New code at an address whose old code went away. */
+		ret = kprobe_prepare_site(s);
+		if (ret)
+			return ret;
+		site_kp(s)->flags &= ~KPROBE_FLAG_GONE;
+	}
+	kp = site_kp(s);
+	if (r->entry)
+		kp->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+
+	p->flags = KPROBE_FLAG_DISABLED;
+	if (r->ftrace)
+		p->flags |= KPROBE_FLAG_FTRACE;
+	if (r->entry)
+		p->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+	p->nmissed = 0;
+	p->opcode = kp->opcode;
+	p->ainsn = kp->ainsn;
+	list_add_tail_rcu(&p->list, &s->users);
+	s->nr_users++;
+	if (p->post_handler) {
+		/* A jump never calls post handlers: back to a breakpoint. */
+		kprobe_opt_cancel(s, true);
+		kprobe_site_update_post(s);
+	}
+	r->attached = true;
+	return 0;
+}
+
+/*
+ * Take @p off its site @s.  Returns whether it was live.
+ * Context: kprobe_mutex held.
+ */
+static bool kprobe_detach(struct kprobe *p, struct kprobe_site *s)
+{
+	bool live = !kprobe_disabled(p);
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_del_rcu(&p->list);
+	s->nr_users--;
+	if (live)
+		s->nr_live--;
+	if (!s->nr_live)
+		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+	if (p->post_handler)
+		kprobe_site_update_post(s);
+	return live;
+}
+
+/*
+ * Take an unused, unarmed site out of the table; it is freed by
+ * kprobe_sites_free_doomed() after a grace period.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_doom(struct kprobe_site *s, struct list_head *doomed)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_site_remove(s);
+	list_add_tail(&site_kp(s)->list, doomed);
+}
+
+/* Free doomed sites.  Context: a grace period after kprobe_site_doom(). */
+void kprobe_sites_free_doomed(struct list_head *doomed)
+{
+	struct kprobe *kp, *tmp;
+
+	list_for_each_entry_safe(kp, tmp, doomed, list) {
+		list_del(&kp->list);
+		kprobe_site_free(to_site(kp));
+	}
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort and deduplicate an array of sites in place; returns the count. */
+static unsigned int unique_sites(struct kprobe_site **v, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	sort(v, n, sizeof(*v), cmp_ptr, NULL);
+	for (i = 0; i < n; i++) {
+		if (!k || v[k - 1] != v[i])
+			v[k++] = v[i];
+	}
+	return k;
+}
+
+/*
+ * Doom the sites in @v that lost their last user and are not waiting
+ * for the optimizer.  Context: kprobe_mutex held.
+ */
+static void doom_unused(struct kprobe_site **v, unsigned int n,
+			struct list_head *doomed)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!v[i]->nr_users && !v[i]->armed)
+			kprobe_site_doom(v[i], doomed);
+	}
+}
+
+/**
+ * kprobes_register_batch() - register @num probes, all or nothing
+ * @kps: the probes
+ * @num: how many (at least one)
+ *
+ * Return: 0, or the first error; on error no probe of the batch stays
+ * registered and none of their handlers has run.
+ * Context: process, may sleep; takes kprobe_mutex.
+ */
+int kprobes_register_batch(struct kprobe **kps, unsigned int num)
+{
+	struct kprobe_reg one_reg, *r = &one_reg;
+	struct kprobe_site *one_site, **sites = &one_site;
+	unsigned int i, n;
+	LIST_HEAD(doomed);
+	int ret = 0;
+
+	if (num > 1) {
+		r = kvcalloc(num, sizeof(*r), GFP_KERNEL);
+		sites = kvmalloc_array(num, sizeof(*sites), GFP_KERNEL);
+		if (!r || !sites) {
+			ret = -ENOMEM;
+			goto free;
+		}
+	} else {
+		memset(r, 0, sizeof(*r));
+	}
+
+	for (i = 0; i < num; i++) {
+		ret = kprobe_reg_check(kps[i], &r[i]);
+		if (ret)
+			goto put;
+	}
+
+	mutex_lock(&kprobe_mutex);
+	ret = kprobe_site_reserve(num);
+	if (ret)
+		goto unlock;
+
+	cpus_read_lock();
+	jump_label_lock();
+	mutex_lock(&text_mutex);
+	for (i = 0; i < num && !ret; i++)
+		ret = kprobe_attach(kps[i], &r[i]);
+	mutex_unlock(&text_mutex);
+	jump_label_unlock();
+	cpus_read_unlock();
+	if (ret)
+		goto rollback;
+
+	/* Step 3: arm, in one batch, every site that gains a live user. */
+	for (i = 0, n = 0; i < num; i++) {
+		if (r[i].enable)
+			sites[n++] = kprobe_user_site(kps[i]);
+	}
+	n = unique_sites(sites, n);
+	ret = kprobe_arm_sites(sites, n);
+	if (ret)
+		goto rollback;
+
+	/* Step 4: commit.  Handlers may run from here on. */
+	for (i = 0; i < num; i++) {
+		struct kprobe_site *s = kprobe_user_site(kps[i]);
+
+		if (!r[i].enable)
+			continue;
+		WRITE_ONCE(kps[i]->flags, kps[i]->flags & ~KPROBE_FLAG_DISABLED);
+		s->nr_live++;
+		site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
+	}
+	for (i = 0; i < n; i++)
+		kprobe_opt_try(sites[i]);
+	goto unlock;
+
+rollback:
+	for (i = 0, n = 0; i < num; i++) {
+		struct kprobe_site *s;
+
+		if (!r[i].attached)
+			continue;
+		s = kprobe_user_site(kps[i]);
+		kprobe_detach(kps[i], s);
+		sites[n++] = s;
+	}
+	n = unique_sites(sites, n);
+	doom_unused(sites, n, &doomed);
+unlock:
+	mutex_unlock(&kprobe_mutex);
+	if (ret) {
+		/* Readers may still walk the probes we took back. */
+		synchronize_rcu();
+		kprobe_sites_free_doomed(&doomed);
+		for (i = 0; i < num; i++) {
+			if (!r[i].attached)
+				continue;
+			INIT_LIST_HEAD(&kps[i]->list);
+			kps[i]->flags = r[i].enable ? 0 : KPROBE_FLAG_DISABLED;
+		}
+	}
+	i = num;
+put:
+	while (i--) {
+		if (r[i].mod)
+			module_put(r[i].mod);
+	}
+free:
+	if (r != &one_reg)
+		kvfree(r);
+	if (sites != &one_site)
+		kvfree(sites);
+	return ret;
+}
+
+/**
+ * kprobes_unregister_begin() - detach and disarm a batch of probes
+ * @kps: the probes (ones not registered are skipped)
+ * @num: how many
+ * @u: state for kprobes_unregister_finish()
+ *
+ * After this, no new hit reaches the probes' handlers; hits already
+ * running may still do so until kprobes_unregister_finish().
+ * Context: process, may sleep; takes kprobe_mutex.
+ */
+void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
+			      struct kprobe_unreg *u)
+{
+	struct kprobe_site *one_site, **sites = &one_site;
+	unsigned int i, n = 0, noff = 0;
+
+	INIT_LIST_HEAD(&u->doomed);
+	if (num > 1)
+		sites = kvmalloc_array(num, sizeof(*sites), GFP_KERNEL);
+
+	mutex_lock(&kprobe_mutex);
+	for (i = 0; i < num; i++) {
+		struct kprobe_site *s = kprobe_user_site(kps[i]);
+
+		if (!s)
+			continue;
+		kprobe_detach(kps[i], s);
+		if (!sites) {
+			/* No memory for a batch: finish this site alone. */
+			if (s->armed && !site_wants_arm(s))
+				kprobe_disarm_sites(&s, 1, false);
+			doom_unused(&s, 1, &u->doomed);
+			continue;
+		}
+		sites[n++] = s;
+	}
+	if (sites) {
+		n = unique_sites(sites, n);
+		/* Armed sites left without a live user go out together. */
+		for (i = 0; i < n; i++) {
+			if (sites[i]->armed && !site_wants_arm(sites[i]))
+				swap(sites[i], sites[noff++]);
+		}
+		if (noff)
+			kprobe_disarm_sites(sites, noff, false);
+		for (i = 0; i < n; i++) {
+			if (sites[i]->armed)
+				kprobe_opt_try(sites[i]);
+		}
+		doom_unused(sites, n, &u->doomed);
+	}
+	mutex_unlock(&kprobe_mutex);
+	if (sites != &one_site)
+		kvfree(sites);
+}
+
+/**
+ * kprobes_unregister_finish() - wait out running handlers, free sites
+ * @kps: the probes passed to kprobes_unregister_begin()
+ * @num: how many
+ * @u: its state
+ *
+ * One grace period for the whole batch; after it no handler of @kps is
+ * running or will run, and the probes can be freed or registered again.
+ * Context: process, may sleep.
+ */
+void kprobes_unregister_finish(struct kprobe **kps, unsigned int num,
+			       struct kprobe_unreg *u)
+{
+	unsigned int i;
+
+	synchronize_rcu();
+	kprobe_sites_free_doomed(&u->doomed);
+	for (i = 0; i < num; i++)
+		INIT_LIST_HEAD(&kps[i]->list);
+}
+
+/* Whether @p is registered.  Context: process; takes kprobe_mutex. */
+bool kprobe_is_registered(struct kprobe *p)
+{
+	bool ret;
+
+	mutex_lock(&kprobe_mutex);
+	ret = kprobe_user_site(p);
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/**
+ * register_kprobe() - insert a probe
+ * @p: the probe; set either @p->addr or @p->symbol_name (with an
+ *	optional @p->offset), and the handlers.  @p->flags may hold
+ *	KPROBE_FLAG_DISABLED to register it disabled.
+ *
+ * Several probes may sit at one address; their handlers run in
+ * registration order, and disabling one leaves the others running.
+ *
+ * Contract: no handler of @p runs before this call has committed the
+ * registration, and none ever runs if it fails.  Handlers run with
+ * preemption disabled and must not sleep.
+ *
+ * Return: 0; -EINVAL for both or neither of addr and symbol_name, an
+ * address outside kernel or module text, in the blacklist or in text
+ * patched by others, or a probe already registered; -EILSEQ for an
+ * address inside an instruction; -ENOENT for an unknown symbol or
+ * freed init text; -ENOMEM; or an ftrace error.
+ * Context: process, may sleep.
+ */
+int register_kprobe(struct kprobe *p)
+{
+	return kprobes_register_batch(&p, 1);
+}
+EXPORT_SYMBOL_GPL(register_kprobe);
+
+/**
+ * register_kprobes() - insert several probes, all or nothing
+ * @kps: the probes, each set up as for register_kprobe()
+ * @num: number of probes
+ *
+ * The text is patched with one CPU synchronisation for the batch, and
+ * ftrace-based probes with one ftrace filter update.  If any probe
+ * fails, none stays registered and no handler of the batch has run.
+ *
+ * Return: 0, -EINVAL if @num <= 0, or the first error (see
+ * register_kprobe()).
+ * Context: process, may sleep.
+ */
+int register_kprobes(struct kprobe **kps, int num)
+{
+	if (num <= 0)
+		return -EINVAL;
+	return kprobes_register_batch(kps, num);
+}
+EXPORT_SYMBOL_GPL(register_kprobes);
+
+/**
+ * unregister_kprobe() - remove a probe
+ * @p: a probe registered with register_kprobe() (others are ignored)
+ *
+ * Contract: when this returns, no handler of @p is running on any CPU
+ * and none will run again; @p may be freed or registered again.
+ * Context: process, may sleep (waits for an RCU grace period).
+ */
+void unregister_kprobe(struct kprobe *p)
+{
+	unregister_kprobes(&p, 1);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobe);
+
+/**
+ * unregister_kprobes() - remove several probes
+ * @kps: the probes
+ * @num: number of probes
+ *
+ * Same contract as unregister_kprobe() for every probe of @kps, with a
+ * single grace period and a single text synchronisation for the batch.
+ * Context: process, may sleep.
+ */
+void unregister_kprobes(struct kprobe **kps, int num)
+{
+	struct kprobe_unreg u;
+
+	if (num <= 0)
+		return;
+	kprobes_unregister_begin(kps, num, &u);
+	kprobes_unregister_finish(kps, num, &u);
+}
+EXPORT_SYMBOL_GPL(unregister_kprobes);
+
+/**
+ * disable_kprobe() - stop a probe from firing, keeping it registered
+ * @kp: a registered probe
+ *
+ * Other probes at the same address keep firing.  When this returns no
+ * new hit calls @kp's handlers (one already running may finish).
+ *
+ * Return: 0, or -EINVAL if @kp is not registered.
+ * Context: process, may sleep.
+ */
+int disable_kprobe(struct kprobe *kp)
+{
+	struct kprobe_site *s;
+	int ret = 0;
+
+	mutex_lock(&kprobe_mutex);
+	s = kprobe_user_site(kp);
+	if (!s) {
+		ret = -EINVAL;
+	} else if (!kprobe_disabled(kp)) {
+		WRITE_ONCE(kp->flags, kp->flags | KPROBE_FLAG_DISABLED);
+		if (!--s->nr_live) {
+			site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+			if (s->armed)
+				kprobe_disarm_sites(&s, 1, false);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(disable_kprobe);
+
+/**
+ * enable_kprobe() - let a disabled probe fire again
+ * @kp: a registered probe
+ *
+ * Return: 0; -EINVAL if @kp is not registered or its code is gone; or
+ * the error from arming it (it then stays disabled).
+ * Context: process, may sleep.
+ */
+int enable_kprobe(struct kprobe *kp)
+{
+	struct kprobe_site *s;
+	int ret = 0;
+
+	mutex_lock(&kprobe_mutex);
+	s = kprobe_user_site(kp);
+	if (!s || kprobe_gone(kp)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!kprobe_disabled(kp))
+		goto out;
+	if (!s->armed && !kprobes_all_disarmed) {
+		ret = kprobe_arm_sites(&s, 1);
+		if (ret)
+			goto out;
+	}
+	WRITE_ONCE(kp->flags, kp->flags & ~KPROBE_FLAG_DISABLED);
+	s->nr_live++;
+	site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
+	kprobe_opt_try(s);
+out:
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(enable_kprobe);
+
+/*
+ * The code under @s was (or is about to be) freed: the site and its
+ * users can never fire again.  Ftrace hooks are removed (ftrace still
+ * knows the code), breakpoints are left in the dying text.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed)
+{
+	struct kprobe *u, *kp = site_kp(s);
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (site_gone(s))
+		return;
+	if (s->armed && kprobe_ftrace(kp))
+		kprobe_disarm_sites(&s, 1, true);
+	kprobe_opt_kill(s);
+	s->armed = false;
+	kp->flags |= KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED;
+	list_for_each_entry(u, &s->users, list)
+		WRITE_ONCE(u->flags, u->flags | KPROBE_FLAG_GONE);
+	s->nr_live = 0;
+	WRITE_ONCE(kp->post_handler, NULL);
+	arch_remove_kprobe(kp);
+	if (!s->nr_users)
+		kprobe_site_doom(s, doomed);
+}
+
+/**
+ * dump_kprobe() - print a probe's identity, for fatal error reports
+ * @kp: the probe
+ *
+ * Context: any.
+ */
+void dump_kprobe(struct kprobe *kp)
+{
+	pr_err("Dump kprobe:\n.symbol_name = %s, .offset = %x, .addr = %pS\n",
+	       kp->symbol_name, kp->offset, kp->addr);
+}
+NOKPROBE_SYMBOL(dump_kprobe);
+
+#ifndef CONFIG_KRETPROBES
+int register_kretprobe(struct kretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL_GPL(register_kretprobe);
+
+int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return -EOPNOTSUPP;
+}
+EXPORT_SYMBOL_GPL(register_kretprobes);
+
+void unregister_kretprobe(struct kretprobe *rp)
+{
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobe);
+
+void unregister_kretprobes(struct kretprobe **rps, int num)
+{
+}
+EXPORT_SYMBOL_GPL(unregister_kretprobes);
+#endif

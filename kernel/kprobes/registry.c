@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The address -> probe site table.
+ *
+ * An open-addressing hash table of site pointers with linear probing,
+ * published through RCU.  Lookups take no lock and touch one or two
+ * cache lines whatever the number of probes, because the table is
+ * rebuilt at twice the live count whenever live entries plus
+ * tombstones pass three quarters of it.  Writers (kprobe_mutex) only
+ * ever store into a slot: a new site into an empty or dead slot, a
+ * tombstone over a removed one; a chain is never cut, so a lookup
+ * racing with a writer still finds every site that was in the table
+ * when it started.  A rebuild fills a private table and publishes it
+ * whole; the old one is freed after a grace period.
+ */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include "internal.h"
+
+#define KPROBE_TABLE_MIN	64
+#define KPROBE_SLOT_DEAD	((struct kprobe_site *)1UL)
+
+struct kprobe_table {
+	struct rcu_head rcu;
+	unsigned int bits;
+	unsigned int live;
+	unsigned int dead;
+	struct kprobe_site *slot[];
+};
+
+static struct kprobe_table __rcu *kprobe_table;
+
+static inline unsigned int table_size(struct kprobe_table *t)
+{
+	return 1U << t->bits;
+}
+
+static struct kprobe_table *table_locked(void)
+{
+	return rcu_dereference_protected(kprobe_table,
+					 lockdep_is_held(&kprobe_mutex));
+}
+
+/*
+ * Find the site that owns @addr.
+ * Context: any, including int3 and NMI, with preemption disabled (an
+ * RCU-sched reader), or kprobe_mutex held.
+ */
+struct kprobe_site *kprobe_site_find(unsigned long addr)
+{
+	struct kprobe_table *t;
+	struct kprobe_site *s;
+	unsigned int i, n, mask;
+
+	t = rcu_dereference_check(kprobe_table,
+				  rcu_read_lock_sched_held() ||
+				  lockdep_is_held(&kprobe_mutex));
+	if (!t)
+		return NULL;
+	mask = table_size(t) - 1;
+	i = hash_long(addr, t->bits);
+	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		s = READ_ONCE(t->slot[i]);
+		if (!s)
+			return NULL;
+		if (s != KPROBE_SLOT_DEAD && site_addr(s) == addr)
+			return s;
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(kprobe_site_find);
+
+/**
+ * get_kprobe() - the probe that owns an address
+ * @addr: probed address
+ *
+ * Return: the site probe at @addr (the object the architecture arms and
+ * whose handlers call every registered probe there), or NULL.
+ * Context: preemption disabled (int3, NMI, ftrace callbacks) or
+ * kprobe_mutex held.  The result is valid until preemption is enabled
+ * again, or while the mutex is held.
+ */
+struct kprobe *get_kprobe(void *addr)
+{
+	struct kprobe_site *s = kprobe_site_find((unsigned long)addr);
+
+	return s ? site_kp(s) : NULL;
+}
+NOKPROBE_SYMBOL(get_kprobe);
+
+/* Place @s in @t, which has room.  Caller owns @t or holds kprobe_mutex. */
+static void table_place(struct kprobe_table *t, struct kprobe_site *s)
+{
+	unsigned int mask = table_size(t) - 1;
+	unsigned int i = hash_long(site_addr(s), t->bits);
+	struct kprobe_site *old;
+
+	for (;; i = (i + 1) & mask) {
+		old = t->slot[i];
+		if (!old || old == KPROBE_SLOT_DEAD)
+			break;
+	}
+	if (old)
+		t->dead--;
+	t->live++;
+	/* Publish a fully initialised site to lock-free readers. */
+	smp_store_release(&t->slot[i], s);
+}
+
+/* Rebuild the table with room for @want live entries.  kprobe_mutex held. */
+static int table_rebuild(unsigned int want)
+{
+	struct kprobe_table *old = table_locked(), *t;
+	unsigned int bits, i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	bits = ilog2(roundup_pow_of_two(max(2 * want, KPROBE_TABLE_MIN)));
+	t = kvzalloc(struct_size(t, slot, 1UL << bits), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->bits = bits;
+	if (old) {
+		for (i = 0; i < table_size(old); i++) {
+			if (old->slot[i] && old->slot[i] != KPROBE_SLOT_DEAD)
+				table_place(t, old->slot[i]);
+		}
+	}
+	rcu_assign_pointer(kprobe_table, t);
+	if (old)
+		kvfree_rcu(old, rcu);
+	return 0;
+}
+
+/*
+ * Make sure @more sites can be inserted without a rebuild, so that a
+ * batch registration resizes at most once.
+ * Context: kprobe_mutex held; may sleep.
+ */
+int kprobe_site_reserve(unsigned int more)
+{
+	struct kprobe_table *t = table_locked();
+	unsigned int live = t ? t->live : 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (t && 4 * (t->live + t->dead + more) <= 3 * table_size(t))
+		return 0;
+	return table_rebuild(live + more);
+}
+
+/*
+ * Add a site to the table.  The site must be fully set up: lookups can
+ * find it as soon as this returns.
+ * Context: kprobe_mutex held; may sleep.
+ */
+int kprobe_site_insert(struct kprobe_site *s)
+{
+	int ret = kprobe_site_reserve(1);
+	struct kprobe_table *t;
+
+	if (ret) {
+		/* No memory to grow: go on while one empty slot remains. */
+		t = table_locked();
+		if (!t || t->live + t->dead + 2 > table_size(t))
+			return ret;
+	}
+	table_place(table_locked(), s);
+	return 0;
+}
+
+/*
+ * Take a site out of the table.  Lookups already running may still
+ * return it until a grace period has passed.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_remove(struct kprobe_site *s)
+{
+	struct kprobe_table *t = table_locked();
+	unsigned int mask, i, n;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (WARN_ON_ONCE(!t))
+		return;
+	mask = table_size(t) - 1;
+	i = hash_long(site_addr(s), t->bits);
+	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+		if (t->slot[i] == s) {
+			WRITE_ONCE(t->slot[i], KPROBE_SLOT_DEAD);
+			t->live--;
+			t->dead++;
+			return;
+		}
+		if (!t->slot[i])
+			break;
+	}
+	WARN(1, "kprobes: site %pS missing from the table\n", (void *)site_addr(s));
+}
+
+/*
+ * The live site at or after slot *@pos, advancing *@pos past it, or
+ * NULL at the end.  For iterators that hold kprobe_mutex throughout.
+ */
+struct kprobe_site *kprobe_site_at(unsigned int *pos)
+{
+	struct kprobe_table *t = table_locked();
+	struct kprobe_site *s;
+
+	lockdep_assert_held(&kprobe_mutex);
+	for (; t && *pos < table_size(t); (*pos)++) {
+		s = t->slot[*pos];
+		if (s && s != KPROBE_SLOT_DEAD) {
+			(*pos)++;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Snapshot of all sites, for walks that change the table or patch text
+ * in one batch.  Returns a kvmalloc()ed array (free with kvfree()), or
+ * NULL with *@nr == 0 when there is no site or no memory.
+ * Context: kprobe_mutex held; may sleep.
+ */
+struct kprobe_site **kprobe_site_collect(unsigned int *nr)
+{
+	struct kprobe_table *t = table_locked();
+	struct kprobe_site **v, *s;
+	unsigned int pos = 0, n = 0;
+
+	lockdep_assert_held(&kprobe_mutex);
+	*nr = 0;
+	if (!t || !t->live)
+		return NULL;
+	v = kvmalloc_array(t->live, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return NULL;
+	while ((s = kprobe_site_at(&pos)))
+		v[n++] = s;
+	*nr = n;
+	return v;
+}
