@@ -178,6 +178,17 @@ void kprobe_site_update_post(struct kprobe_site *s)
 }
 
 /*
+ * Give a site a post_handler before arch_prepare_kprobe() so that the
+ * architecture does not prepare it for boosting (a boosted probe never
+ * returns to the kernel after the copied instruction).
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_want_post(struct kprobe *kp)
+{
+	WRITE_ONCE(kp->post_handler, kprobe_site_post_handler);
+}
+
+/*
  * The site @p is registered at, or NULL if @p is not registered.
  * Context: kprobe_mutex held.
  */

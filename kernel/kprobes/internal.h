@@ -93,6 +93,7 @@ bool kprobe_is_site(struct kprobe *p);
 struct kprobe_site *kprobe_site_alloc(unsigned long addr);
 void kprobe_site_free(struct kprobe_site *s);
 void kprobe_site_update_post(struct kprobe_site *s);
+void kprobe_site_want_post(struct kprobe *kp);
 struct kprobe_site *kprobe_user_site(struct kprobe *p);
 
 /* arm.c: patching the text, in batches */

@@ -30,6 +30,7 @@
 #include <linux/static_call.h>
 #include "internal.h"
 
+/* Guards the registry, sites, users, their flags and the optimizer queues. */
 DEFINE_MUTEX(kprobe_mutex);
 
 /**
@@ -227,6 +228,38 @@ static int kprobe_prepare_site(struct kprobe_site *s)
 }
 
 /*
+ * A probe with a post_handler joins a breakpoint site prepared without
+ * one (so possibly for boosting): prepare the instruction again, aside,
+ * and swap the copy in while the site is disarmed.  CPUs still running
+ * in the old slot are covered by freeing it dirty.
+ * Context: kprobe_mutex, cpus_read_lock, jump_label_lock, text_mutex.
+ */
+static int kprobe_site_reprepare_for_post(struct kprobe_site *s)
+{
+	struct kprobe *kp = site_kp(s), fresh = *kp, old = *kp;
+	int ret;
+
+	lockdep_assert_held(&text_mutex);
+	if (kp->post_handler || kprobe_ftrace(kp)) {
+		kprobe_site_want_post(kp);
+		return 0;
+	}
+	kprobe_site_want_post(&fresh);
+	ret = arch_prepare_kprobe(&fresh);
+	if (ret)
+		return ret;
+	if (s->armed)
+		arch_disarm_kprobe(kp);
+	kp->ainsn = fresh.ainsn;
+	kp->opcode = fresh.opcode;
+	kprobe_site_want_post(kp);
+	if (s->armed)
+		arch_arm_kprobe(kp);
+	arch_remove_kprobe(&old);
+	return 0;
+}
+
+/*
  * Step 2 for one probe: find or make its site and add it as a user,
  * held disabled.
  * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex
@@ -252,6 +285,8 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 		kp = site_kp(s);
 		if (r->ftrace)
 			kp->flags |= KPROBE_FLAG_FTRACE;
+		if (p->post_handler)
+			kprobe_site_want_post(kp);
 		ret = kprobe_prepare_site(s);
 		if (!ret) {
 			ret = kprobe_site_insert(s);
@@ -264,12 +299,21 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 			return ret;
 	} else if (site_gone(s)) {
 		/* New code at an address whose old code went away. */
+		if (p->post_handler)
+			kprobe_site_want_post(site_kp(s));
 		ret = kprobe_prepare_site(s);
 		if (ret)
 			return ret;
 		site_kp(s)->flags &= ~KPROBE_FLAG_GONE;
 	}
 	kp = site_kp(s);
+	if (p->post_handler) {
+		/* A jump never calls post handlers: back to a breakpoint. */
+		kprobe_opt_cancel(s, true);
+		ret = kprobe_site_reprepare_for_post(s);
+		if (ret)
+			return ret;
+	}
 	if (r->entry)
 		kp->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
 
@@ -283,11 +327,6 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 	p->ainsn = kp->ainsn;
 	list_add_tail_rcu(&p->list, &s->users);
 	s->nr_users++;
-	if (p->post_handler) {
-		/* A jump never calls post handlers: back to a breakpoint. */
-		kprobe_opt_cancel(s, true);
-		kprobe_site_update_post(s);
-	}
 	r->attached = true;
 	return 0;
 }
@@ -524,8 +563,10 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 		n = unique_sites(sites, n);
 		/* Armed sites left without a live user go out together. */
 		for (i = 0; i < n; i++) {
-			if (sites[i]->armed && !site_wants_arm(sites[i]))
-				swap(sites[i], sites[noff++]);
+			if (sites[i]->armed && !site_wants_arm(sites[i])) {
+				swap(sites[i], sites[noff]);
+				noff++;
+			}
 		}
 		if (noff)
 			kprobe_disarm_sites(sites, noff, false);
