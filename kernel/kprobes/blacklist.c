@@ -27,22 +27,26 @@ static LIST_HEAD(kprobe_blacklist);
  */
 bool __weak arch_within_kprobe_blacklist(unsigned long addr)
 {
-	return addr >= (unsigned long)__kprobes_text_start &&
-	       addr < (unsigned long)__kprobes_text_end;
+	unsigned long start = (unsigned long)__kprobes_text_start;
+
+	return addr - start < (unsigned long)__kprobes_text_end - start;
 }
 
-static bool in_blacklist_ranges(unsigned long addr)
+/* Whether a listed range, or the architecture, covers @addr. */
+static bool blacklist_covers(unsigned long addr)
 {
 	struct kprobe_blacklist_entry *ent;
+	bool hit = arch_within_kprobe_blacklist(addr);
 
-	if (arch_within_kprobe_blacklist(addr))
-		return true;
-	guard(rcu)();
-	list_for_each_entry_rcu(ent, &kprobe_blacklist, list) {
-		if (addr - ent->start_addr < ent->end_addr - ent->start_addr)
-			return true;
-	}
-	return false;
+	rcu_read_lock();
+	for (ent = list_first_or_null_rcu(&kprobe_blacklist,
+					  struct kprobe_blacklist_entry, list);
+	     ent && !hit;
+	     ent = list_next_or_null_rcu(&kprobe_blacklist, &ent->list,
+					 struct kprobe_blacklist_entry, list))
+		hit = addr - ent->start_addr < ent->end_addr - ent->start_addr;
+	rcu_read_unlock();
+	return hit;
 }
 
 /**
@@ -60,7 +64,7 @@ bool within_kprobe_blacklist(unsigned long addr)
 	char name[KSYM_NAME_LEN], *dot;
 	unsigned long parent;
 
-	if (in_blacklist_ranges(addr))
+	if (blacklist_covers(addr))
 		return true;
 	if (lookup_symbol_name(addr, name))
 		return false;
@@ -69,7 +73,7 @@ bool within_kprobe_blacklist(unsigned long addr)
 		return false;
 	*dot = '\0';
 	parent = (unsigned long)kprobe_lookup_name(name, 0);
-	return parent && in_blacklist_ranges(parent);
+	return parent && blacklist_covers(parent);
 }
 
 /**

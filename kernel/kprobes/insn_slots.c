@@ -216,7 +216,7 @@ void __free_insn_slot(struct kprobe_insn_cache *c,
 		if (off < PAGE_SIZE)
 			goto found;
 	}
-	WARN(1, "kprobes: freeing unknown slot %px\n", slot);
+	WARN(1, "kprobes: freeing unknown slot %p\n", slot);
 	goto out;
 found:
 	i = off / (c->insn_size * sizeof(kprobe_opcode_t));
@@ -275,21 +275,26 @@ bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr)
 int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c, unsigned int *symnum,
 			     unsigned long *value, char *type, char *sym)
 {
-	struct kprobe_slot_page *pg;
-	int ret = -ERANGE;
+	struct kprobe_slot_page *pg, *hit = NULL;
+	unsigned int seen = 0;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(pg, &c->pages, list) {
-		if ((*symnum)--)
-			continue;
-		strscpy(sym, c->sym, KSYM_NAME_LEN);
-		*type = 't';
-		*value = (unsigned long)pg->base;
-		ret = 0;
-		break;
+		if (seen++ == *symnum) {
+			hit = pg;
+			*value = (unsigned long)pg->base;
+			break;
+		}
 	}
 	rcu_read_unlock();
-	return ret;
+	if (!hit) {
+		/* Let the caller go on counting in the next cache. */
+		*symnum -= seen;
+		return -ERANGE;
+	}
+	*type = 't';
+	strscpy(sym, c->sym, KSYM_NAME_LEN);
+	return 0;
 }
 #else
 void __init kprobe_insn_slots_init(void)
