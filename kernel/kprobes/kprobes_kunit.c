@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * KUnit tests for the generic kprobes core: what lib/test_kprobes.c
+ * does not cover.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#ifdef CONFIG_X86
+#include <asm/insn.h>
+#endif
+
+static noinline int kpk_target(int v)
+{
+	return v * 7 + 1;
+}
+
+static noinline int kpk_target2(int v)
+{
+	return v * 5 + 2;
+}
+
+static noinline int kpk_recursed(int v)
+{
+	return v * 3 + 3;
+}
+
+/* Called through pointers read with READ_ONCE(): never folded. */
+static int (*kpk_fn)(int) = kpk_target;
+static int (*kpk_fn2)(int) = kpk_target2;
+static int (*kpk_fn_rec)(int) = kpk_recursed;
+#define kpk_call(v)	READ_ONCE(kpk_fn)(v)
+#define kpk_call2(v)	READ_ONCE(kpk_fn2)(v)
+#define kpk_call_rec(v)	READ_ONCE(kpk_fn_rec)(v)
+
+static int kpk_data_object = 42;
+
+#define KPK_MAX_LOG	8
+static int kpk_log[KPK_MAX_LOG];
+static atomic_t kpk_nlog;
+static atomic_t kpk_hits;
+
+static void kpk_reset(void)
+{
+	memset(kpk_log, 0, sizeof(kpk_log));
+	atomic_set(&kpk_nlog, 0);
+	atomic_set(&kpk_hits, 0);
+}
+
+/* Each test probe logs its id (kp.offset is 0; the id rides in a wrapper). */
+struct kpk_probe {
+	struct kprobe kp;
+	int id;
+};
+
+static int kpk_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kpk_probe *t = container_of(p, struct kpk_probe, kp);
+	int n = atomic_inc_return(&kpk_nlog) - 1;
+
+	if (n < KPK_MAX_LOG)
+		kpk_log[n] = t->id;
+	atomic_inc(&kpk_hits);
+	return 0;
+}
+
+static void kpk_init(struct kpk_probe *t, void *addr, int id)
+{
+	memset(t, 0, sizeof(*t));
+	t->kp.addr = addr;
+	t->kp.pre_handler = kpk_pre;
+	t->id = id;
+}
+
+static void aggregate_handlers_run_in_order_and_disable_is_per_probe(struct kunit *test)
+{
+	struct kpk_probe a, b, c;
+
+	kpk_init(&a, kpk_target, 1);
+	kpk_init(&b, kpk_target, 2);
+	kpk_init(&c, kpk_target, 3);
+	c.kp.flags = KPROBE_FLAG_DISABLED;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&c.kp), 0);
+	KUNIT_EXPECT_TRUE(test, kprobe_disabled(&c.kp));
+
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_nlog), 2);
+	KUNIT_EXPECT_EQ(test, kpk_log[0], 1);
+	KUNIT_EXPECT_EQ(test, kpk_log[1], 2);
+
+	/* Disabling the first leaves the second running. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&c.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_nlog), 2);
+	KUNIT_EXPECT_EQ(test, kpk_log[0], 2);
+	KUNIT_EXPECT_EQ(test, kpk_log[1], 3);
+
+	/* All disabled: nothing runs; re-enabled: all run, in order. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b.kp), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&c.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_nlog), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b.kp), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&c.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_nlog), 3);
+	KUNIT_EXPECT_EQ(test, kpk_log[0], 1);
+	KUNIT_EXPECT_EQ(test, kpk_log[2], 3);
+
+	/* Unregistering the middle one keeps the others. */
+	unregister_kprobe(&b.kp);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_nlog), 2);
+	KUNIT_EXPECT_EQ(test, kpk_log[0], 1);
+	KUNIT_EXPECT_EQ(test, kpk_log[1], 3);
+
+	unregister_kprobe(&a.kp);
+	unregister_kprobe(&c.kp);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a.kp), -EINVAL);
+}
+
+static void register_kprobes_rolls_back_on_bad_entry(struct kunit *test)
+{
+	struct kpk_probe a, b, bad;
+	struct kprobe *kps[3] = { &a.kp, &b.kp, &bad.kp };
+
+	kpk_init(&a, kpk_target, 1);
+	kpk_init(&b, kpk_target2, 2);
+	kpk_init(&bad, NULL, 3);
+	bad.kp.symbol_name = "kpk_no_such_symbol_anywhere";
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 3), -ENOENT);
+	kpk_reset();
+	kpk_call(1);
+	kpk_call2(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	/* Nothing stayed registered: these are no-ops / refusals. */
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a.kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b.kp), -EINVAL);
+
+	/* The same probes can be registered afterwards. */
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
+	kpk_reset();
+	kpk_call(1);
+	kpk_call2(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 2);
+	unregister_kprobes(kps, 2);
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
+}
+
+static int kpk_refusal(void *addr, const char *sym, unsigned int offset)
+{
+	struct kpk_probe t;
+	int ret;
+
+	kpk_init(&t, addr, 0);
+	t.kp.symbol_name = sym;
+	t.kp.offset = offset;
+	ret = register_kprobe(&t.kp);
+	if (!ret)
+		unregister_kprobe(&t.kp);
+	return ret;
+}
+
+static void refusals_have_their_errno(struct kunit *test)
+{
+	/* Both addr and symbol_name, or neither. */
+	KUNIT_EXPECT_EQ(test, kpk_refusal(kpk_target, "kpk_target", 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, NULL, 0), -EINVAL);
+	/* Unknown symbol. */
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "kpk_no_such_symbol_anywhere", 0),
+			-ENOENT);
+	/* Blacklisted: NOKPROBE_SYMBOL() and the core's own hit path. */
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "get_kprobe", 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "kprobes_inc_nmissed_count", 0),
+			-EINVAL);
+	/* Not text. */
+	KUNIT_EXPECT_EQ(test, kpk_refusal(&kpk_data_object, NULL, 0), -EINVAL);
+	/* Sanity: the target itself is fine. */
+	KUNIT_EXPECT_EQ(test, kpk_refusal(kpk_target, NULL, 0), 0);
+}
+
+#ifdef CONFIG_X86
+/*
+ * The first instruction of @fn at or after @min_off (past any landing
+ * pad, whose offsets are moved rather than refused) that is at least
+ * @min_len bytes long, or 0.
+ */
+static unsigned long kpk_insn_at(void *fn, unsigned long min_off,
+				 unsigned int min_len)
+{
+	unsigned long start = (unsigned long)fn, size, off, a;
+	struct insn insn;
+
+	if (!kallsyms_lookup_size_offset(start, &size, &off))
+		return 0;
+	for (a = start; a < start + size; a += insn.length) {
+		if (insn_decode_kernel(&insn, (void *)a))
+			return 0;
+		if (a - start >= min_off && insn.length >= min_len)
+			return a;
+	}
+	return 0;
+}
+
+static void mid_instruction_is_eilseq(struct kunit *test)
+{
+	unsigned long a = kpk_insn_at(kpk_target2, 4, 2);
+
+	KUNIT_ASSERT_NE(test, a, 0UL);
+	KUNIT_EXPECT_EQ(test, kpk_refusal((void *)a + 1, NULL, 0), -EILSEQ);
+	KUNIT_EXPECT_EQ(test, kpk_refusal((void *)a, NULL, 0), 0);
+}
+
+static void kpk_post(struct kprobe *p, struct pt_regs *regs,
+		     unsigned long flags)
+{
+	atomic_add(100, &kpk_hits);
+}
+
+/*
+ * A probe with a post_handler joining a breakpoint site that was set
+ * up for boosting (no post handler) still gets its post_handler run.
+ */
+static void post_handler_joins_boosted_site(struct kunit *test)
+{
+	/* Past the ftrace call, so that this is a breakpoint site. */
+	unsigned long a = kpk_insn_at(kpk_target, 9, 1);
+	struct kpk_probe pre_only, with_post;
+
+	KUNIT_ASSERT_NE(test, a, 0UL);
+	kpk_init(&pre_only, (void *)a, 1);
+	kpk_init(&with_post, (void *)a, 2);
+	with_post.kp.post_handler = kpk_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&pre_only.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&with_post.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 102);
+	unregister_kprobe(&with_post.kp);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+	unregister_kprobe(&pre_only.kp);
+}
+#else
+static void post_handler_joins_boosted_site(struct kunit *test)
+{
+	kunit_skip(test, "x86 only");
+}
+
+static void mid_instruction_is_eilseq(struct kunit *test)
+{
+	kunit_skip(test, "instruction boundaries are checked on x86 only");
+}
+#endif
+
+static int kpk_recursing_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_hits);
+	kpk_call_rec(2);	/* hits this very probe again */
+	return 0;
+}
+
+static void recursion_counts_nmissed_on_every_probe(struct kunit *test)
+{
+	struct kprobe a = { .addr = (void *)kpk_recursed,
+			    .pre_handler = kpk_recursing_pre };
+	struct kprobe b = { .addr = (void *)kpk_recursed,
+			    .pre_handler = kpk_recursing_pre };
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a), 0);
+	kpk_reset();
+	kpk_call_rec(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+	KUNIT_EXPECT_EQ(test, a.nmissed, 1UL);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b), 0);
+	kpk_reset();
+	kpk_call_rec(1);
+	/* Both handlers run; each nested hit is missed by both probes. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 2);
+	KUNIT_EXPECT_EQ(test, a.nmissed, 3UL);
+	KUNIT_EXPECT_EQ(test, b.nmissed, 2UL);
+	unregister_kprobe(&a);
+	unregister_kprobe(&b);
+}
+
+static int kpk_hammer(void *arg)
+{
+	while (!kthread_should_stop()) {
+		kpk_call(3);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void unregister_waits_for_running_handlers(struct kunit *test)
+{
+	struct kpk_probe a;
+	struct task_struct *tsk;
+	int i, before, after;
+
+	kpk_init(&a, kpk_target, 1);
+	kpk_reset();
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	tsk = kthread_run(kpk_hammer, NULL, "kpk_hammer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tsk));
+
+	for (i = 0; i < 200 && atomic_read(&kpk_hits) < 100; i++)
+		msleep(20);
+	KUNIT_EXPECT_GE(test, atomic_read(&kpk_hits), 100);
+
+	unregister_kprobe(&a.kp);
+	before = atomic_read(&kpk_hits);
+	msleep(100);
+	after = atomic_read(&kpk_hits);
+	kthread_stop(tsk);
+	KUNIT_EXPECT_EQ(test, before, after);
+}
+
+#define KPK_BATCH	3
+
+static void batch_register_and_unregister(struct kunit *test)
+{
+	struct kpk_probe t[KPK_BATCH];
+	struct kprobe *kps[KPK_BATCH];
+	void *where[KPK_BATCH] = { kpk_target, kpk_target2, kpk_target };
+	int i;
+
+	for (i = 0; i < KPK_BATCH; i++) {
+		kpk_init(&t[i], where[i], i + 1);
+		kps[i] = &t[i].kp;
+	}
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, KPK_BATCH), 0);
+	kpk_reset();
+	kpk_call(1);
+	kpk_call2(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), KPK_BATCH);
+	unregister_kprobes(kps, KPK_BATCH);
+	kpk_reset();
+	kpk_call(1);
+	kpk_call2(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	for (i = 0; i < KPK_BATCH; i++)
+		KUNIT_EXPECT_TRUE(test, list_empty(&t[i].kp.list));
+}
+
+static struct kunit_case kprobes_core_cases[] = {
+	KUNIT_CASE(aggregate_handlers_run_in_order_and_disable_is_per_probe),
+	KUNIT_CASE(register_kprobes_rolls_back_on_bad_entry),
+	KUNIT_CASE(refusals_have_their_errno),
+	KUNIT_CASE(mid_instruction_is_eilseq),
+	KUNIT_CASE(post_handler_joins_boosted_site),
+	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
+	KUNIT_CASE(unregister_waits_for_running_handlers),
+	KUNIT_CASE(batch_register_and_unregister),
+	{}
+};
+
+static struct kunit_suite kprobes_core_suite = {
+	.name = "kprobes_core",
+	.test_cases = kprobes_core_cases,
+};
+kunit_test_suite(kprobes_core_suite);
+
+MODULE_DESCRIPTION("KUnit tests for the kprobes core");
+MODULE_LICENSE("GPL");
