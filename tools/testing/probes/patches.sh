@@ -39,7 +39,9 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	rm -rf "$export_dir/t" && mkdir "$export_dir/t"
 	git -C "$repo" archive "$c" | tar -x -C "$export_dir/t"
 	QUIET=1 "$here/overlay.sh" "$export_dir/t" "$build" "$tree" >/dev/null
-	git -C "$tree" add -A
+	# Debian's .gitignore ignores every new top-level path: add by force
+	# (the series tree holds no build output; builds are out of tree).
+	git -C "$tree" add -f -A .
 	git -C "$tree" diff --cached --quiet && continue
 	msg=$(git -C "$repo" log -1 --format=%B "$c")
 	author=$(git -C "$repo" log -1 --format='%an <%ae>' "$c")
