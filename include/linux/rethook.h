@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rethook: hook the return of a function from its entry.
+ *
+ * A user (kretprobes, fprobe) calls rethook_try_get() and rethook_hook()
+ * at a function entry; when the function returns, it returns into
+ * arch_rethook_trampoline(), which calls the rethook's handler and then
+ * goes back to the real caller.
+ *
+ * Every hooked call is described by a node which carries the user's
+ * private data behind it.  Nodes come first from a small per-task area
+ * (so that a default rethook never misses a return, whatever the number
+ * of calls in flight), and otherwise from a per-rethook pool of @num
+ * nodes given at rethook_alloc().
+ */
+#ifndef _LINUX_RETHOOK_H
+#define _LINUX_RETHOOK_H
+
+#include <linux/compiler.h>
+#include <linux/kallsyms.h>
+#include <linux/llist.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct pt_regs;
+struct task_struct;
+struct rethook_node;
+
+/**
+ * typedef rethook_handler_t - return hook handler
+ * @node: the node given by rethook_try_get() for this call
+ * @data: the @data given to rethook_alloc()
+ * @ret_addr: the real return address of the hooked call
+ * @regs: registers at the return; regs->ax is the return value
+ *
+ * Runs in the context the hooked function returned in, with preemption
+ * disabled.
+ */
+typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
+				  unsigned long ret_addr, struct pt_regs *regs);
+
+/**
+ * struct rethook - a return hook shared by many calls
+ * @data: the owner's cookie, passed to @handler; it never changes, so a
+ *	node holder may read it at any time (see get_kretprobe()).
+ * @handler: the return handler, NULL once the rethook is stopped.
+ * @node_size: size of one node with the owner's data behind it.
+ * @pool_size: number of nodes in @pool.
+ * @pool: fallback nodes, @node_size bytes apart.
+ * @pool_busy: bitmap of the @pool nodes in use.
+ * @inflight: per-CPU count of nodes taken and not yet released; only the
+ *	sum over all CPUs means anything.
+ * @drained: @inflight was seen at zero; one more grace period to go.
+ * @reap_rcu: waits for a grace period after rethook_free().
+ * @reap: polls @inflight until it drops to zero, then frees.
+ *
+ * Allocated by rethook_alloc() and freed by the rethook itself once the
+ * owner called rethook_free() and the last hooked call has returned (or
+ * its task has gone).  Don't embed it in another structure.
+ */
+struct rethook {
+	void			*data;
+	rethook_handler_t	handler;
+	unsigned int		node_size;
+	unsigned int		pool_size;
+	void			*pool;
+	unsigned long		*pool_busy;
+	long __percpu		*inflight;
+	bool			drained;
+	struct rcu_work		reap_rcu;
+	struct delayed_work	reap;
+};
+
+/**
+ * struct rethook_node - one hooked call
+ * @llist: link in the task's list of pending nodes, newest first.
+ * @rethook: the rethook this node belongs to.
+ * @ret_addr: the real return address of the hooked call.
+ * @frame: the stack address that held @ret_addr (arch defined).
+ * @where: where the node is stored: per-task area offset or pool index
+ *	(internal).
+ *
+ * Owners embed this as the first member of their own per-call
+ * structure (the @size passed to rethook_alloc() covers both) and get
+ * back to it with container_of().  The owner's part is not cleared
+ * between uses.
+ */
+struct rethook_node {
+	struct llist_node	llist;
+	struct rethook		*rethook;
+	unsigned long		ret_addr;
+	unsigned long		frame;
+	unsigned long		where;
+};
+
+struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
+			      int num);
+void rethook_stop(struct rethook *rh);
+void rethook_free(struct rethook *rh);
+struct rethook_node *rethook_try_get(struct rethook *rh);
+void rethook_recycle(struct rethook_node *node);
+void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount);
+unsigned long rethook_find_ret_addr(struct task_struct *tsk,
+				    unsigned long frame,
+				    struct llist_node **cur);
+
+/*
+ * The architecture provides these.
+ *
+ * arch_rethook_prepare(): at a function entry (@regs as seen there),
+ * save the return address and its stack slot in @node and make the
+ * function return to arch_rethook_trampoline().  Any context.
+ *
+ * arch_rethook_trampoline(): asm stub that builds a struct pt_regs and
+ * calls rethook_trampoline_handler(), then returns to the address that
+ * arch_rethook_fixup_return() put in place.  Never called directly.
+ *
+ * arch_rethook_fixup_return(): put @correct_ret_addr where the
+ * trampoline will return to.  Called from rethook_trampoline_handler().
+ */
+void arch_rethook_prepare(struct rethook_node *node, struct pt_regs *regs,
+			  bool mcount);
+void arch_rethook_trampoline(void);
+void arch_rethook_fixup_return(struct pt_regs *regs,
+			       unsigned long correct_ret_addr);
+
+/**
+ * is_rethook_trampoline() - is @addr the return trampoline?
+ * @addr: a (return) address
+ *
+ * Return: true if @addr is the address hooked returns go to.
+ */
+static inline bool is_rethook_trampoline(unsigned long addr)
+{
+	return addr == (unsigned long)dereference_symbol_descriptor(arch_rethook_trampoline);
+}
+
+/* Called by the arch trampoline only. */
+unsigned long rethook_trampoline_handler(struct pt_regs *regs,
+					 unsigned long frame);
+
+#ifdef CONFIG_RETHOOK
+void rethook_flush_task(struct task_struct *tk);
+#else
+#define rethook_flush_task(tsk)	do { } while (0)
+#endif
+
+#endif /* _LINUX_RETHOOK_H */

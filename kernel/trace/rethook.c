@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rethook: generic return hooking.
+ *
+ * Storage.  A hooked call needs a node (struct rethook_node plus the
+ * owner's data) from its entry until its return.  Every task gets a
+ * small area (struct rethook_task) the first time any rethook exists
+ * (for the tasks alive then) or when it is created (task_newtask
+ * tracepoint), both in a context that may allocate.  A task's hooked
+ * calls return in the reverse order they were hooked in: nested
+ * interrupts and NMIs on the same CPU finish before the code they
+ * interrupted goes on.  So the area is used as a stack: taking a node
+ * moves its top up, returning moves it back.  The hit path never
+ * allocates and never takes a lock, and the number of calls in flight
+ * is not limited by anything but the depth of each task's nesting.
+ * When the area is full (deep recursion, or owner data larger than the
+ * area), the node comes from the rethook's own pool of @num nodes, and
+ * only when that is exhausted too is the call missed.
+ *
+ * Pending nodes of a task are kept on a list, newest first, in its area;
+ * the task_struct's rethooks member points to the area.  The trampoline
+ * handler and the unwinder (rethook_find_ret_addr()) walk that list.
+ *
+ * Lifetime.  A rethook counts its nodes in flight per CPU.  After
+ * rethook_free() no node can be taken (checked under RCU), so once a
+ * grace period has passed the count only goes down; a worker polls it
+ * and frees the rethook when it reaches zero (plus one more grace period
+ * for the releaser that brought it there).
+ */
+#define pr_fmt(fmt) "rethook: " fmt
+
+#include <linux/bitops.h>
+#include <linux/kprobes.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/rethook.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <trace/events/task.h>
+
+/* Bytes per task, header included: a kmalloc-1k object. */
+#define RETHOOK_TASK_BYTES	1024
+/* Tasks per batch when the areas of existing tasks are allocated. */
+#define RETHOOK_FILL_BATCH	64
+/* How often a freed rethook with calls in flight looks again. */
+#define RETHOOK_REAP_DELAY	(HZ / 10)
+
+/* node->where: the node lives in a pool (index) or a task area (offset). */
+#define RETHOOK_WHERE_POOL	1UL
+#define RETHOOK_WHERE_SHIFT	1
+
+/**
+ * struct rethook_task - per-task node area and pending list
+ * @self: what task_struct::rethooks.first points to.
+ * @pending: hooked calls of this task that have not returned, newest first.
+ * @top: bytes of @area in use.
+ * @size: bytes in @area.
+ * @area: node storage, used as a stack.
+ *
+ * Only the task itself changes it (in any of its contexts, each of which
+ * leaves it as it found it before the interrupted one goes on), except
+ * rethook_flush_task() after the task is gone.
+ */
+struct rethook_task {
+	struct llist_node	self;
+	struct llist_head	pending;
+	unsigned int		top;
+	unsigned int		size;
+	unsigned long		area[];
+};
+
+/* task_struct::rethooks.first of a task that rethook_flush_task() saw. */
+static struct llist_node rethook_task_gone;
+
+static DEFINE_MUTEX(rethook_tasks_lock);
+static bool rethook_tasks_on;
+
+/* Any context. */
+static __always_inline struct rethook_task *rethook_task_of(struct task_struct *tsk)
+{
+	struct llist_node *first = READ_ONCE(tsk->rethooks.first);
+
+	if (!first || first == &rethook_task_gone)
+		return NULL;
+	return container_of(first, struct rethook_task, self);
+}
+
+static struct rethook_task *rethook_task_new(gfp_t gfp)
+{
+	struct rethook_task *rt = kmalloc(RETHOOK_TASK_BYTES, gfp);
+
+	if (!rt)
+		return NULL;
+	rt->self.next = NULL;
+	init_llist_head(&rt->pending);
+	rt->top = 0;
+	rt->size = RETHOOK_TASK_BYTES - sizeof(*rt);
+	return rt;
+}
+
+/* Give @tsk the area @rt unless it has one or is gone; frees @rt if not. */
+static void rethook_task_install(struct task_struct *tsk, struct rethook_task *rt)
+{
+	struct llist_node *none = NULL;
+
+	if (!try_cmpxchg(&tsk->rethooks.first, &none, &rt->self))
+		kfree(rt);
+}
+
+/* task_newtask tracepoint: the new task has not run yet.  Atomic context. */
+static void rethook_task_newtask(void *data, struct task_struct *tsk,
+				 unsigned long clone_flags)
+{
+	struct rethook_task *rt = rethook_task_new(GFP_NOWAIT | __GFP_NOWARN);
+
+	if (rt)
+		rethook_task_install(tsk, rt);
+}
+
+static bool rethook_task_wants_area(struct task_struct *tsk)
+{
+	return !READ_ONCE(tsk->rethooks.first);
+}
+
+/*
+ * Collect up to RETHOOK_FILL_BATCH tasks without an area, with a
+ * reference held on each.  Context: process, under rcu_read_lock().
+ */
+static int rethook_tasks_collect(struct task_struct **batch)
+{
+	struct task_struct *g, *t;
+	int n = 0, cpu;
+
+	for_each_possible_cpu(cpu) {
+		t = idle_task(cpu);
+		if (t && rethook_task_wants_area(t)) {
+			get_task_struct(t);
+			batch[n++] = t;
+			if (n == RETHOOK_FILL_BATCH)
+				return n;
+		}
+	}
+	for_each_process_thread(g, t) {
+		if (rethook_task_wants_area(t)) {
+			get_task_struct(t);
+			batch[n++] = t;
+			if (n == RETHOOK_FILL_BATCH)
+				return n;
+		}
+	}
+	return n;
+}
+
+/*
+ * Give every task an area: new tasks from now on through the tracepoint,
+ * existing ones here.  Context: process, may sleep; rethook_tasks_lock.
+ */
+static void rethook_tasks_fill(void)
+{
+	struct task_struct **batch;
+	bool short_of_memory = false;
+	int n, i;
+
+	lockdep_assert_held(&rethook_tasks_lock);
+
+	if (register_trace_task_newtask(rethook_task_newtask, NULL))
+		pr_warn("no task_newtask tracepoint: new tasks get no return stack\n");
+
+	batch = kmalloc_array(RETHOOK_FILL_BATCH, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return;
+	do {
+		rcu_read_lock();
+		n = rethook_tasks_collect(batch);
+		rcu_read_unlock();
+		for (i = 0; i < n; i++) {
+			struct rethook_task *rt = NULL;
+
+			if (!short_of_memory)
+				rt = rethook_task_new(GFP_KERNEL);
+			if (rt)
+				rethook_task_install(batch[i], rt);
+			else
+				short_of_memory = true;
+			put_task_struct(batch[i]);
+		}
+	} while (n == RETHOOK_FILL_BATCH && !short_of_memory);
+	kfree(batch);
+	if (short_of_memory)
+		pr_warn("out of memory: some tasks get no return stack\n");
+}
+
+/* Context: process, may sleep. */
+static void rethook_tasks_enable(void)
+{
+	mutex_lock(&rethook_tasks_lock);
+	if (!rethook_tasks_on) {
+		rethook_tasks_fill();
+		rethook_tasks_on = true;
+	}
+	mutex_unlock(&rethook_tasks_lock);
+}
+
+/*
+ * Take @size bytes from the top of @rt's area.  Any context of the task
+ * that owns @rt.
+ */
+static __always_inline struct rethook_node *
+rethook_area_take(struct rethook_task *rt, unsigned int size)
+{
+	unsigned int top = READ_ONCE(rt->top);
+	struct rethook_node *node;
+
+	if (size > rt->size - top)
+		return NULL;
+	WRITE_ONCE(rt->top, top + size);
+	barrier();
+	node = (struct rethook_node *)((char *)rt->area + top);
+	node->where = (unsigned long)top << RETHOOK_WHERE_SHIFT;
+	return node;
+}
+
+/* Take a free node of @rh's pool.  Any context. */
+static __always_inline struct rethook_node *rethook_pool_take(struct rethook *rh)
+{
+	unsigned int nwords = BITS_TO_LONGS(rh->pool_size);
+	unsigned int first = raw_smp_processor_id() % nwords;
+	unsigned int w, i, idx;
+	unsigned long busy;
+	struct rethook_node *node;
+
+	for (w = 0; w < nwords; w++) {
+		i = (first + w) % nwords;
+		busy = READ_ONCE(rh->pool_busy[i]);
+		while (~busy) {
+			idx = i * BITS_PER_LONG + __ffs(~busy);
+			if (idx >= rh->pool_size)
+				break;
+			if (!test_and_set_bit_lock(idx, rh->pool_busy)) {
+				node = rh->pool + (size_t)idx * rh->node_size;
+				node->where = ((unsigned long)idx << RETHOOK_WHERE_SHIFT) |
+					      RETHOOK_WHERE_POOL;
+				return node;
+			}
+			busy = READ_ONCE(rh->pool_busy[i]);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Give @node's storage back and drop its count.  @node and its rethook
+ * must not be touched afterwards.  Context: the task's own, preemption
+ * disabled (or the task is gone).
+ */
+static void rethook_node_release(struct rethook_task *rt,
+				 struct rethook_node *node)
+{
+	struct rethook *rh = node->rethook;
+	unsigned long where = node->where;
+
+	if (where & RETHOOK_WHERE_POOL)
+		clear_bit_unlock(where >> RETHOOK_WHERE_SHIFT, rh->pool_busy);
+	else
+		WRITE_ONCE(rt->top, where >> RETHOOK_WHERE_SHIFT);
+	this_cpu_dec(*rh->inflight);
+}
+NOKPROBE_SYMBOL(rethook_node_release);
+
+static long rethook_inflight(struct rethook *rh)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(rh->inflight, cpu));
+	return sum;
+}
+
+/* Context: workqueue. */
+static void rethook_reap(struct rethook *rh)
+{
+	if (rethook_inflight(rh)) {
+		schedule_delayed_work(&rh->reap, RETHOOK_REAP_DELAY);
+		return;
+	}
+	if (!rh->drained) {
+		/* The last releaser may still be on its way out. */
+		rh->drained = true;
+		queue_rcu_work(system_wq, &rh->reap_rcu);
+		return;
+	}
+	kvfree(rh->pool);
+	bitmap_free(rh->pool_busy);
+	free_percpu(rh->inflight);
+	kfree(rh);
+}
+
+static void rethook_reap_rcu(struct work_struct *work)
+{
+	rethook_reap(container_of(to_rcu_work(work), struct rethook, reap_rcu));
+}
+
+static void rethook_reap_poll(struct work_struct *work)
+{
+	rethook_reap(container_of(to_delayed_work(work), struct rethook, reap));
+}
+
+/**
+ * rethook_alloc() - create a return hook
+ * @data: the owner's cookie, passed to @handler and kept in rethook::data.
+ * @handler: called at every hooked return, see rethook_handler_t.
+ * @size: bytes per node: struct rethook_node at offset 0 and the owner's
+ *	data behind it.
+ * @num: nodes in the fallback pool, used when a task's own area is full
+ *	(deep recursion, large @size) or missing.  The number of calls in
+ *	flight is not limited by @num.
+ *
+ * The first call also gives every task a small return area (and every
+ * task created afterwards), so it may take a while.
+ *
+ * Context: process, may sleep.
+ * Return: the rethook, or an ERR_PTR(): -EINVAL for bad arguments,
+ * -ENOMEM.
+ */
+struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
+			      int num)
+{
+	struct rethook *rh;
+
+	if (!handler || num <= 0 || size < (int)sizeof(struct rethook_node))
+		return ERR_PTR(-EINVAL);
+
+	rethook_tasks_enable();
+
+	rh = kzalloc(sizeof(*rh), GFP_KERNEL);
+	if (!rh)
+		return ERR_PTR(-ENOMEM);
+	rh->node_size = ALIGN(size, sizeof(long));
+	rh->pool_size = num;
+	rh->pool = kvcalloc(num, rh->node_size, GFP_KERNEL);
+	rh->pool_busy = bitmap_zalloc(num, GFP_KERNEL);
+	rh->inflight = alloc_percpu(long);
+	if (!rh->pool || !rh->pool_busy || !rh->inflight) {
+		kvfree(rh->pool);
+		bitmap_free(rh->pool_busy);
+		free_percpu(rh->inflight);
+		kfree(rh);
+		return ERR_PTR(-ENOMEM);
+	}
+	INIT_RCU_WORK(&rh->reap_rcu, rethook_reap_rcu);
+	INIT_DELAYED_WORK(&rh->reap, rethook_reap_poll);
+	rh->data = data;
+	rh->handler = handler;
+	return rh;
+}
+EXPORT_SYMBOL_GPL(rethook_alloc);
+
+/**
+ * rethook_stop() - stop hooking new calls and calling the handler
+ * @rh: the rethook
+ *
+ * rethook_try_get() fails from now on, and hooked calls that return from
+ * now on go back to their callers without calling the handler.  A handler
+ * that already started may still run: it runs with preemption disabled,
+ * so after a following synchronize_rcu() none is running.
+ *
+ * Context: any.
+ */
+void rethook_stop(struct rethook *rh)
+{
+	WRITE_ONCE(rh->handler, NULL);
+}
+EXPORT_SYMBOL_GPL(rethook_stop);
+
+/**
+ * rethook_free() - stop a rethook and let it go
+ * @rh: the rethook
+ *
+ * Does rethook_stop() and hands @rh back: the memory goes once no hooked
+ * call is in flight any more (calls that never return are counted out
+ * when their task goes).  The caller must not use @rh afterwards; it does
+ * not wait, see rethook_stop() for when handlers are done.
+ *
+ * Context: process, softirq or hardirq; not NMI.
+ */
+void rethook_free(struct rethook *rh)
+{
+	rethook_stop(rh);
+	queue_rcu_work(system_wq, &rh->reap_rcu);
+}
+EXPORT_SYMBOL_GPL(rethook_free);
+
+/**
+ * rethook_try_get() - take a node for a call about to be hooked
+ * @rh: the rethook
+ *
+ * The node comes from the current task's area, or from @rh's pool when
+ * that is full.  Follow with rethook_hook(), or with rethook_recycle() to
+ * give it back unused, in the same context.
+ *
+ * Context: any (including NMI), on the hooked function's entry.
+ * Return: a node, or NULL if @rh is stopped, RCU is not watching, or no
+ * storage is left (count it as a miss).
+ */
+struct rethook_node *rethook_try_get(struct rethook *rh)
+{
+	struct rethook_node *node = NULL;
+	struct rethook_task *rt;
+
+	/* rethook_free() relies on RCU: this must be a read-side section. */
+	if (unlikely(!rcu_is_watching()))
+		return NULL;
+	rt = rethook_task_of(current);
+	if (unlikely(!rt))
+		return NULL;
+
+	preempt_disable_notrace();
+	this_cpu_inc(*rh->inflight);
+	if (likely(READ_ONCE(rh->handler))) {
+		node = rethook_area_take(rt, rh->node_size);
+		if (unlikely(!node))
+			node = rethook_pool_take(rh);
+	}
+	if (likely(node))
+		node->rethook = rh;
+	else
+		this_cpu_dec(*rh->inflight);
+	preempt_enable_notrace();
+	return node;
+}
+EXPORT_SYMBOL_GPL(rethook_try_get);
+NOKPROBE_SYMBOL(rethook_try_get);
+
+/**
+ * rethook_recycle() - give back a node that was not hooked
+ * @node: from rethook_try_get() in this context, not hooked
+ *
+ * Context: the one rethook_try_get() was called in.
+ */
+void rethook_recycle(struct rethook_node *node)
+{
+	preempt_disable_notrace();
+	rethook_node_release(rethook_task_of(current), node);
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL_GPL(rethook_recycle);
+NOKPROBE_SYMBOL(rethook_recycle);
+
+/**
+ * rethook_hook() - hook the return of the current call
+ * @node: from rethook_try_get() in this context
+ * @regs: registers at the function entry
+ * @mcount: @regs come from an ftrace (mcount/fentry) callback, not from
+ *	a breakpoint
+ *
+ * When the function returns, @node's rethook handler is called (unless it
+ * was stopped) and @node goes back by itself.
+ *
+ * Context: the one rethook_try_get() was called in.
+ */
+void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
+{
+	struct rethook_task *rt = rethook_task_of(current);
+
+	arch_rethook_prepare(node, regs, mcount);
+	node->llist.next = rt->pending.first;
+	barrier();
+	WRITE_ONCE(rt->pending.first, &node->llist);
+}
+EXPORT_SYMBOL_GPL(rethook_hook);
+NOKPROBE_SYMBOL(rethook_hook);
+
+/**
+ * rethook_find_ret_addr() - the real return address of a hooked frame
+ * @tsk: the task whose stack is unwound: current, or one not running
+ * @frame: the stack address holding the trampoline address
+ * @cur: cursor, NULL on the first call of an unwind; then pass it back
+ *	so that the search goes on from the last frame found
+ *
+ * Context: any.
+ * Return: the address the trampoline will return to, or 0 if @frame is
+ * not hooked (or @tsk runs elsewhere).
+ */
+unsigned long rethook_find_ret_addr(struct task_struct *tsk,
+				    unsigned long frame,
+				    struct llist_node **cur)
+{
+	struct rethook_task *rt;
+	struct rethook_node *node;
+	struct llist_node *pos;
+
+	if (WARN_ON_ONCE(!cur))
+		return 0;
+	if (tsk != current && task_is_running(tsk))
+		return 0;
+	rt = rethook_task_of(tsk);
+	if (!rt)
+		return 0;
+
+	pos = *cur ? READ_ONCE((*cur)->next) : READ_ONCE(rt->pending.first);
+	for (; pos; pos = READ_ONCE(pos->next)) {
+		node = llist_entry(pos, struct rethook_node, llist);
+		if (node->frame == frame && !is_rethook_trampoline(node->ret_addr)) {
+			*cur = pos;
+			return node->ret_addr;
+		}
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(rethook_find_ret_addr);
+NOKPROBE_SYMBOL(rethook_find_ret_addr);
+
+/**
+ * rethook_trampoline_handler() - the generic part of a hooked return
+ * @regs: registers at the return, built by the arch trampoline
+ * @frame: the stack address that held the return address
+ *
+ * Calls the handler of every node hooked on @frame, newest first, each
+ * while its node is still pending (so a stack trace from a handler finds
+ * the real caller), then releases the nodes.
+ *
+ * Context: the arch trampoline only, in the context the hooked function
+ * returned in.
+ * Return: the address to return to.
+ */
+unsigned long rethook_trampoline_handler(struct pt_regs *regs,
+					 unsigned long frame)
+{
+	struct rethook_task *rt = rethook_task_of(current);
+	struct rethook_node *node, *last = NULL;
+	rethook_handler_t handler;
+	struct llist_node *pos;
+	unsigned long ret_addr;
+	bool done;
+
+	/* Nothing to return to: there is no way to go on. */
+	BUG_ON(!rt);
+	llist_for_each(pos, rt->pending.first) {
+		node = llist_entry(pos, struct rethook_node, llist);
+		if (node->frame == frame && !is_rethook_trampoline(node->ret_addr)) {
+			last = node;
+			break;
+		}
+	}
+	BUG_ON(!last);
+	ret_addr = last->ret_addr;
+	arch_rethook_fixup_return(regs, ret_addr);
+
+	preempt_disable_notrace();
+	do {
+		pos = rt->pending.first;
+		node = llist_entry(pos, struct rethook_node, llist);
+		/* Nodes above @frame's belong to calls that did not return. */
+		if (node->frame == frame) {
+			handler = READ_ONCE(node->rethook->handler);
+			if (handler)
+				handler(node, node->rethook->data, ret_addr, regs);
+		}
+		done = node == last;
+		WRITE_ONCE(rt->pending.first, pos->next);
+		rethook_node_release(rt, node);
+	} while (!done);
+	preempt_enable_notrace();
+
+	return ret_addr;
+}
+NOKPROBE_SYMBOL(rethook_trampoline_handler);
+
+/**
+ * rethook_flush_task() - let go of a dead task's area and pending nodes
+ * @tk: the task, gone for good
+ *
+ * Calls that never returned (do_exit()) are released without calling
+ * their handlers.
+ *
+ * Context: the RCU callback that puts the task_struct.
+ */
+void rethook_flush_task(struct task_struct *tk)
+{
+	struct llist_node *first = xchg(&tk->rethooks.first, &rethook_task_gone);
+	struct rethook_task *rt;
+	struct llist_node *pos;
+
+	if (!first || first == &rethook_task_gone)
+		return;
+	rt = container_of(first, struct rethook_task, self);
+	while ((pos = rt->pending.first)) {
+		rt->pending.first = pos->next;
+		rethook_node_release(rt, llist_entry(pos, struct rethook_node, llist));
+	}
+	kfree(rt);
+}
