@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for return hooks, through the public kretprobe API so that
+ * they hold whatever implements kretprobes on top of rethook.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/wait.h>
+
+#define RK_SLEEPERS	64
+#define RK_MAGIC	0x5245544bUL
+#define RK_TIMEOUT	(20 * HZ)
+
+struct rk_sleepers {
+	wait_queue_head_t	wq;
+	bool			release;
+	atomic_t		entered;
+	atomic_t		done;
+	atomic_t		handled;
+	atomic_t		handled_after_unregister;
+	bool			unregistered;
+	int			ret[RK_SLEEPERS];
+};
+
+struct rk_sleeper_arg {
+	struct rk_sleepers	*s;
+	int			i;
+};
+
+/* Wait inside a probed function until the test lets everybody go. */
+static noinline int rk_sleep_in(struct rk_sleepers *s, int i)
+{
+	atomic_inc(&s->entered);
+	wake_up_all(&s->wq);
+	wait_event(s->wq, READ_ONCE(s->release));
+	return 3 * i + 1;
+}
+
+static int rk_sleeper_thread(void *data)
+{
+	struct rk_sleeper_arg *a = data;
+	struct rk_sleepers *s = a->s;
+
+	s->ret[a->i] = rk_sleep_in(s, a->i);
+	atomic_inc(&s->done);
+	wake_up_all(&s->wq);
+	return 0;
+}
+
+static struct rk_sleepers *rk_cur;
+
+static int rk_sleep_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rk_sleepers *s = rk_cur;
+
+	if (READ_ONCE(s->unregistered))
+		atomic_inc(&s->handled_after_unregister);
+	atomic_inc(&s->handled);
+	return 0;
+}
+
+static struct rk_sleepers *rk_sleepers_start(struct kunit *test, int n,
+					     struct rk_sleeper_arg *args)
+{
+	struct rk_sleepers *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct task_struct *t;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_waitqueue_head(&s->wq);
+	rk_cur = s;
+	for (i = 0; i < n; i++) {
+		args[i].s = s;
+		args[i].i = i;
+		s->ret[i] = -1;
+		t = kthread_run(rk_sleeper_thread, &args[i], "rk_sleeper/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	KUNIT_ASSERT_GT(test, wait_event_timeout(s->wq,
+			atomic_read(&s->entered) == n, RK_TIMEOUT), 0L);
+	return s;
+}
+
+static void rk_sleepers_finish(struct kunit *test, struct rk_sleepers *s, int n)
+{
+	int i;
+
+	WRITE_ONCE(s->release, true);
+	wake_up_all(&s->wq);
+	KUNIT_ASSERT_GT(test, wait_event_timeout(s->wq,
+			atomic_read(&s->done) == n, RK_TIMEOUT), 0L);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, s->ret[i], 3 * i + 1);
+}
+
+/* 64 calls asleep in one function at once, default maxactive: none missed. */
+static void no_miss_with_64_sleepers_default_maxactive(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_sleep_in,
+		.handler = rk_sleep_ret,
+	};
+	struct rk_sleeper_arg *args;
+	struct rk_sleepers *s;
+
+	args = kunit_kcalloc(test, RK_SLEEPERS, sizeof(*args), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	s = rk_sleepers_start(test, RK_SLEEPERS, args);
+	kunit_info(test, "%d calls in flight, maxactive %d, nmissed %d\n",
+		   atomic_read(&s->entered), rp.maxactive, rp.nmissed);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	rk_sleepers_finish(test, s, RK_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->handled), RK_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+}
+
+/* Sleepers woken after unregister return to their callers, unhandled. */
+static void unregister_while_calls_in_flight(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_sleep_in,
+		.handler = rk_sleep_ret,
+	};
+	struct rk_sleeper_arg *args;
+	struct rk_sleepers *s;
+	const int n = 8;
+
+	args = kunit_kcalloc(test, n, sizeof(*args), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	s = rk_sleepers_start(test, n, args);
+	unregister_kretprobe(&rp);
+	WRITE_ONCE(s->unregistered, true);
+	rk_sleepers_finish(test, s, n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->handled), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->handled_after_unregister), 0);
+}
+
+struct rk_data {
+	unsigned long	magic;
+	unsigned long	arg;
+};
+
+static atomic_t rk_data_ok, rk_data_bad;
+
+static noinline unsigned long rk_data_target(unsigned long x)
+{
+	return x * 7 + 3;
+}
+
+static int rk_data_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rk_data *d = (struct rk_data *)ri->data;
+
+	d->magic = RK_MAGIC;
+	d->arg = regs_get_kernel_argument(regs, 0);
+	/* Odd arguments: skip the return handler. */
+	return d->arg & 1;
+}
+
+static int rk_data_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct rk_data *d = (struct rk_data *)ri->data;
+
+	if (d->magic == RK_MAGIC && !(d->arg & 1) &&
+	    regs_return_value(regs) == d->arg * 7 + 3)
+		atomic_inc(&rk_data_ok);
+	else
+		atomic_inc(&rk_data_bad);
+	d->magic = 0;
+	return 0;
+}
+
+/* data_size bytes travel from the entry to the return handler. */
+static void data_round_trip_and_entry_skip(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_data_target,
+		.entry_handler = rk_data_entry,
+		.handler = rk_data_ret,
+		.data_size = sizeof(struct rk_data),
+	};
+	unsigned long i, sum = 0;
+
+	atomic_set(&rk_data_ok, 0);
+	atomic_set(&rk_data_bad, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	for (i = 0; i < 100; i++)
+		sum += rk_data_target(i);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, sum, 100UL * 99 / 2 * 7 + 300);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_data_ok), 50);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_data_bad), 0);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
+static atomic_t rk_rec_calls;
+static unsigned long rk_rec_expect;
+static atomic_t rk_rec_bad;
+
+static noinline unsigned long rk_recurse(unsigned long n)
+{
+	unsigned long r;
+
+	if (!n)
+		return 0;
+	r = rk_recurse(n - 1);
+	/* Keep the recursion a real one (no accumulator loop). */
+	OPTIMIZER_HIDE_VAR(r);
+	return r + 2;
+}
+
+static int rk_rec_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	/* Innermost returns first: 0, 2, 4, ... */
+	if (regs_return_value(regs) != rk_rec_expect)
+		atomic_inc(&rk_rec_bad);
+	rk_rec_expect += 2;
+	atomic_inc(&rk_rec_calls);
+	return 0;
+}
+
+static void rk_recurse_probed(struct kunit *test, unsigned long depth,
+			      int *calls, int *missed)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_recurse,
+		.handler = rk_rec_ret,
+	};
+
+	atomic_set(&rk_rec_calls, 0);
+	atomic_set(&rk_rec_bad, 0);
+	rk_rec_expect = 0;
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_EQ(test, rk_recurse(depth), 2 * depth);
+	unregister_kretprobe(&rp);
+	*calls = atomic_read(&rk_rec_calls);
+	*missed = rp.nmissed;
+}
+
+/*
+ * Recursion deeper than maxactive is hooked at every level; only what
+ * exceeds all storage is missed, and counted.
+ */
+static void recursion_hooks_every_level_and_counts_misses(struct kunit *test)
+{
+	int calls, missed;
+
+	rk_recurse_probed(test, 16, &calls, &missed);
+	KUNIT_EXPECT_EQ(test, missed, 0);
+	KUNIT_EXPECT_EQ(test, calls, 17);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_rec_bad), 0);
+
+	rk_recurse_probed(test, 300, &calls, &missed);
+	kunit_info(test, "depth 300: %d hooked, %d missed\n", calls, missed);
+	KUNIT_EXPECT_EQ(test, calls + missed, 301);
+	KUNIT_EXPECT_GT(test, calls, 17);
+	KUNIT_EXPECT_GT(test, missed, 0);
+}
+
+static atomic_t rk_exit_ret;
+static DECLARE_COMPLETION(rk_exit_started);
+static DECLARE_COMPLETION(rk_exit_done);
+
+/* Never returns: the task exits inside the probed function. */
+static noinline int rk_exit_inside(int x)
+{
+	complete(&rk_exit_started);
+	kthread_complete_and_exit(&rk_exit_done, x);
+	return x;
+}
+
+static int rk_exit_thread(void *data)
+{
+	return rk_exit_inside(5);
+}
+
+static int rk_exit_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&rk_exit_ret);
+	return 0;
+}
+
+/* A task that exits with a hooked call pending: no handler, no leak. */
+static void task_exit_with_pending_instance(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_exit_inside,
+		.handler = rk_exit_handler,
+	};
+	struct task_struct *t;
+
+	atomic_set(&rk_exit_ret, 0);
+	reinit_completion(&rk_exit_started);
+	reinit_completion(&rk_exit_done);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	t = kthread_run(rk_exit_thread, NULL, "rk_exit");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&rk_exit_done,
+							  RK_TIMEOUT), 0UL);
+	/* Let the task be reaped and its RCU-delayed put run. */
+	msleep(100);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	unregister_kretprobe(&rp);
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_exit_ret), 0);
+}
+
+static struct kunit_case rethook_cases[] = {
+	KUNIT_CASE(no_miss_with_64_sleepers_default_maxactive),
+	KUNIT_CASE(unregister_while_calls_in_flight),
+	KUNIT_CASE(data_round_trip_and_entry_skip),
+	KUNIT_CASE(recursion_hooks_every_level_and_counts_misses),
+	KUNIT_CASE(task_exit_with_pending_instance),
+	{}
+};
+
+static struct kunit_suite rethook_suite = {
+	.name = "rethook",
+	.test_cases = rethook_cases,
+};
+kunit_test_suite(rethook_suite);
+
+MODULE_DESCRIPTION("KUnit tests for rethook and kretprobes");
+MODULE_LICENSE("GPL");
