@@ -143,7 +143,7 @@ unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 #ifdef CONFIG_RETHOOK
 void rethook_flush_task(struct task_struct *tk);
 #else
-#define rethook_flush_task(tsk)	do { } while (0)
+static inline void rethook_flush_task(struct task_struct *tk) { }
 #endif
 
 #endif /* _LINUX_RETHOOK_H */

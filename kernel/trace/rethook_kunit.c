@@ -70,6 +70,7 @@ static struct rk_sleepers *rk_sleepers_start(struct kunit *test, int n,
 {
 	struct rk_sleepers *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct task_struct *t;
+	long left;
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -82,19 +83,23 @@ static struct rk_sleepers *rk_sleepers_start(struct kunit *test, int n,
 		t = kthread_run(rk_sleeper_thread, &args[i], "rk_sleeper/%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	}
-	KUNIT_ASSERT_GT(test, wait_event_timeout(s->wq,
-			atomic_read(&s->entered) == n, RK_TIMEOUT), 0L);
+	left = wait_event_timeout(s->wq, atomic_read(&s->entered) == n,
+				  RK_TIMEOUT);
+	KUNIT_ASSERT_GT(test, left, 0L);
 	return s;
 }
 
 static void rk_sleepers_finish(struct kunit *test, struct rk_sleepers *s, int n)
 {
+	long left;
 	int i;
 
 	WRITE_ONCE(s->release, true);
 	wake_up_all(&s->wq);
-	KUNIT_ASSERT_GT(test, wait_event_timeout(s->wq,
-			atomic_read(&s->done) == n, RK_TIMEOUT), 0L);
+
+	left = wait_event_timeout(s->wq, atomic_read(&s->done) == n,
+				  RK_TIMEOUT);
+	KUNIT_ASSERT_GT(test, left, 0L);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, s->ret[i], 3 * i + 1);
 }
