@@ -160,7 +160,9 @@ NOKPROBE_SYMBOL(arch_rethook_trampoline_callback);
 
 /*
  * Put the real return address in the slot the trampoline returns through,
- * just below the stack pointer the hooked function returned with.
+ * just below the stack pointer the hooked function returned with, and in
+ * regs->ip: handlers see the registers as at the real return, and a stack
+ * trace from them (or from @regs) starts at the real caller.
  * Context: arch_rethook_trampoline_callback().
  */
 void arch_rethook_fixup_return(struct pt_regs *regs,
@@ -169,6 +171,7 @@ void arch_rethook_fixup_return(struct pt_regs *regs,
 	unsigned long *slot = (unsigned long *)regs->sp - 1;
 
 	*slot = correct_ret_addr;
+	regs->ip = correct_ret_addr;
 }
 NOKPROBE_SYMBOL(arch_rethook_fixup_return);
 
