@@ -11,7 +11,8 @@
  * private data behind it.  Nodes come first from a small per-task area
  * (so that a default rethook never misses a return, whatever the number
  * of calls in flight), and otherwise from a per-rethook pool of @num
- * nodes given at rethook_alloc().
+ * nodes given at rethook_alloc().  @num also bounds how many calls of one
+ * rethook may be pending in one task (nesting depth), as maxactive did.
  */
 #ifndef _LINUX_RETHOOK_H
 #define _LINUX_RETHOOK_H
@@ -46,7 +47,8 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
  *	node holder may read it at any time (see get_kretprobe()).
  * @handler: the return handler, NULL once the rethook is stopped.
  * @node_size: size of one node with the owner's data behind it.
- * @pool_size: number of nodes in @pool.
+ * @pool_size: number of nodes in @pool, and how many calls may be in
+ *	flight per task.
  * @pool: fallback nodes, @node_size bytes apart.
  * @pool_busy: bitmap of the @pool nodes in use.
  * @inflight: per-CPU count of nodes taken and not yet released; only the

@@ -12,7 +12,9 @@
  * interrupted goes on.  So the area is used as a stack: taking a node
  * moves its top up, returning moves it back.  The hit path never
  * allocates and never takes a lock, and the number of calls in flight
- * is not limited by anything but the depth of each task's nesting.
+ * is not limited by anything but the depth of each task's nesting: @num
+ * (maxactive) bounds the calls of one rethook in flight per task, that
+ * is its nesting or recursion depth, not the number of sleeping tasks.
  * When the area is full (deep recursion, or owner data larger than the
  * area), the node comes from the rethook's own pool of @num nodes, and
  * only when that is exhausted too is the call missed.
@@ -223,6 +225,24 @@ rethook_area_take(struct rethook_task *rt, unsigned int size)
 	return node;
 }
 
+/*
+ * Does the current task have @rh's limit of calls in flight already?
+ * Context: the task's own, on the hit path.
+ */
+static __always_inline bool rethook_nest_full(struct rethook_task *rt,
+					      struct rethook *rh)
+{
+	struct llist_node *pos = READ_ONCE(rt->pending.first);
+	unsigned int n = 0;
+
+	for (; pos; pos = pos->next) {
+		if (llist_entry(pos, struct rethook_node, llist)->rethook == rh &&
+		    ++n >= rh->pool_size)
+			return true;
+	}
+	return false;
+}
+
 /* Take a free node of @rh's pool.  Any context. */
 static __always_inline struct rethook_node *rethook_pool_take(struct rethook *rh)
 {
@@ -315,9 +335,10 @@ static void rethook_reap_poll(struct work_struct *work)
  * @handler: called at every hooked return, see rethook_handler_t.
  * @size: bytes per node: struct rethook_node at offset 0 and the owner's
  *	data behind it.
- * @num: nodes in the fallback pool, used when a task's own area is full
- *	(deep recursion, large @size) or missing.  The number of calls in
- *	flight is not limited by @num.
+ * @num: how many calls hooked by this rethook may be in flight in one
+ *	task (nesting, recursion); also the number of nodes in the fallback
+ *	pool, used when a task's own area is full (deep nesting, large @size).
+ *	The number of tasks with calls in flight is not limited.
  *
  * The first call also gives every task a small return area (and every
  * task created afterwards), so it may take a while.
@@ -403,8 +424,9 @@ EXPORT_SYMBOL_GPL(rethook_free);
  * give it back unused, in the same context.
  *
  * Context: any (including NMI), on the hooked function's entry.
- * Return: a node, or NULL if @rh is stopped, RCU is not watching, or no
- * storage is left (count it as a miss).
+ * Return: a node, or NULL if @rh is stopped, RCU is not watching, the
+ * task has @num calls of @rh in flight already, or no storage is left
+ * (count it as a miss).
  */
 struct rethook_node *rethook_try_get(struct rethook *rh)
 {
@@ -420,7 +442,7 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 
 	preempt_disable_notrace();
 	this_cpu_inc(*rh->inflight);
-	if (likely(READ_ONCE(rh->handler))) {
+	if (likely(READ_ONCE(rh->handler)) && !rethook_nest_full(rt, rh)) {
 		node = rethook_area_take(rt, rh->node_size);
 		if (unlikely(!node))
 			node = rethook_pool_take(rh);

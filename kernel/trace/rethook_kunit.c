@@ -234,11 +234,12 @@ static int rk_rec_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 
 static void rk_recurse_probed(struct kunit *test, unsigned long depth,
-			      int *calls, int *missed)
+			      int maxactive, int *calls, int *missed)
 {
 	struct kretprobe rp = {
 		.kp.addr = (kprobe_opcode_t *)rk_recurse,
 		.handler = rk_rec_ret,
+		.maxactive = maxactive,
 	};
 
 	atomic_set(&rk_rec_calls, 0);
@@ -252,23 +253,24 @@ static void rk_recurse_probed(struct kunit *test, unsigned long depth,
 }
 
 /*
- * Recursion deeper than maxactive is hooked at every level; only what
- * exceeds all storage is missed, and counted.
+ * maxactive bounds the calls in flight per task, i.e. the recursion depth
+ * that is hooked; deeper levels are missed and counted, and the levels
+ * that are hooked see their own return values.
  */
-static void recursion_hooks_every_level_and_counts_misses(struct kunit *test)
+static void recursion_hooked_up_to_maxactive_and_counted(struct kunit *test)
 {
 	int calls, missed;
 
-	rk_recurse_probed(test, 16, &calls, &missed);
+	rk_recurse_probed(test, 16, 20, &calls, &missed);
 	KUNIT_EXPECT_EQ(test, missed, 0);
 	KUNIT_EXPECT_EQ(test, calls, 17);
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk_rec_bad), 0);
 
-	rk_recurse_probed(test, 300, &calls, &missed);
-	kunit_info(test, "depth 300: %d hooked, %d missed\n", calls, missed);
-	KUNIT_EXPECT_EQ(test, calls + missed, 301);
-	KUNIT_EXPECT_GT(test, calls, 17);
-	KUNIT_EXPECT_GT(test, missed, 0);
+	rk_recurse_probed(test, 300, 20, &calls, &missed);
+	kunit_info(test, "depth 300, maxactive 20: %d hooked, %d missed\n",
+		   calls, missed);
+	KUNIT_EXPECT_EQ(test, calls, 20);
+	KUNIT_EXPECT_EQ(test, missed, 281);
 }
 
 static atomic_t rk_exit_ret;
@@ -324,7 +326,7 @@ static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(no_miss_with_64_sleepers_default_maxactive),
 	KUNIT_CASE(unregister_while_calls_in_flight),
 	KUNIT_CASE(data_round_trip_and_entry_skip),
-	KUNIT_CASE(recursion_hooks_every_level_and_counts_misses),
+	KUNIT_CASE(recursion_hooked_up_to_maxactive_and_counted),
 	KUNIT_CASE(task_exit_with_pending_instance),
 	{}
 };
