@@ -19,6 +19,8 @@ show "echo 'f:vfswrite vfs_write count=\$arg3:u64' >> $T/dynamic_events"
 show "cat $T/dynamic_events"
 echo 1 > $T/events/kprobes/enable
 echo 1 > $T/events/fprobes/enable
+step "/sys/kernel/debug/kprobes/list (armed)"
+cat /sys/kernel/debug/kprobes/list
 
 step "workload: cat /proc/version; ls /opt; echo hi > /tmp/x"
 cat /proc/version > /dev/null
@@ -31,8 +33,6 @@ step "trace (first lines)"
 grep -v '^#' $T/trace | head -20
 step "kprobe_profile"
 cat $T/kprobe_profile
-step "/sys/kernel/debug/kprobes/list"
-cat /sys/kernel/debug/kprobes/list
 trace_reset
 
 step "kprobe_example module on kernel_clone"
