@@ -261,6 +261,9 @@ extern struct kretprobe_blackpoint kretprobe_blacklist[];
  * patch one probe (text_mutex and cpus_read_lock held).
  * arch_arm_kprobes_batch() and arch_disarm_kprobes_batch() do the same
  * for an array with one synchronisation; the generic fallback loops.
+ * A prepared probe must serve both cases at every hit: p->post_handler
+ * may be set or cleared while it is armed, and the arch then steps the
+ * instruction (post handler runs) or boosts it, reading it per hit.
  */
 int arch_prepare_kprobe(struct kprobe *p);
 void arch_arm_kprobe(struct kprobe *p);

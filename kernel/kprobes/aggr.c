@@ -178,9 +178,9 @@ void kprobe_site_update_post(struct kprobe_site *s)
 }
 
 /*
- * Give a site a post_handler before arch_prepare_kprobe() so that the
- * architecture does not prepare it for boosting (a boosted probe never
- * returns to the kernel after the copied instruction).
+ * Point a site's post_handler at the fan-out.  The arch reads it at each
+ * hit to choose between stepping (post handlers run) and boosting, so it
+ * may change while the site is armed.
  * Context: kprobe_mutex held.
  */
 void kprobe_site_want_post(struct kprobe *kp)

@@ -228,38 +228,6 @@ static int kprobe_prepare_site(struct kprobe_site *s)
 }
 
 /*
- * A probe with a post_handler joins a breakpoint site prepared without
- * one (so possibly for boosting): prepare the instruction again, aside,
- * and swap the copy in while the site is disarmed.  CPUs still running
- * in the old slot are covered by freeing it dirty.
- * Context: kprobe_mutex, cpus_read_lock, jump_label_lock, text_mutex.
- */
-static int kprobe_site_reprepare_for_post(struct kprobe_site *s)
-{
-	struct kprobe *kp = site_kp(s), fresh = *kp, old = *kp;
-	int ret;
-
-	lockdep_assert_held(&text_mutex);
-	if (kp->post_handler || kprobe_ftrace(kp)) {
-		kprobe_site_want_post(kp);
-		return 0;
-	}
-	kprobe_site_want_post(&fresh);
-	ret = arch_prepare_kprobe(&fresh);
-	if (ret)
-		return ret;
-	if (s->armed)
-		arch_disarm_kprobe(kp);
-	kp->ainsn = fresh.ainsn;
-	kp->opcode = fresh.opcode;
-	kprobe_site_want_post(kp);
-	if (s->armed)
-		arch_arm_kprobe(kp);
-	arch_remove_kprobe(&old);
-	return 0;
-}
-
-/*
  * Step 2 for one probe: find or make its site and add it as a user,
  * held disabled.
  * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex
@@ -310,9 +278,13 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 	if (p->post_handler) {
 		/* A jump never calls post handlers: back to a breakpoint. */
 		kprobe_opt_cancel(s, true);
-		ret = kprobe_site_reprepare_for_post(s);
-		if (ret)
-			return ret;
+		/*
+		 * The arch chooses stepping or boosting at each hit from
+		 * the site's post_handler (see arch_prepare_kprobe()), so
+		 * pointing it at the fan-out is all a joining post
+		 * handler needs.
+		 */
+		kprobe_site_want_post(kp);
 	}
 	if (r->entry)
 		kp->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
