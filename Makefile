@@ -8,6 +8,7 @@
 #                  "N passed, N failed, N skipped"
 #   make patches   write the series into build/patches/
 #   make shell     boot to a shell in the guest
+#   make kconfig-check  Debian configs give the same options with ours
 #
 # Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
 # (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
@@ -33,7 +34,7 @@ export ARCH_HOST := $(shell uname -m)
 all: check
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(HARNESS)/setup.sh $(ARCH)
@@ -78,6 +79,12 @@ bench: initramfs
 
 patches: base
 	@$(HARNESS)/patches.sh . $(BUILD)
+
+# make kconfig-check: Debian's configs give the same options with the
+# symbols moved into Kconfig.probes.
+.PHONY: kconfig-check
+kconfig-check: base
+	@$(HARNESS)/kconfig-check.sh . $(BUILD)
 
 clean:
 	rm -rf $(OUT) $(RESULTS) $(LOGS)
