@@ -66,7 +66,10 @@ esac
 cmdline="console=$console panic=-1 nokaslr loglevel=7 probes.mode=$mode $extra"
 echo "  QEMU     $arch ($accel) mode=$mode timeout=${tmo}s log=${log#$PWD/}"
 
-qemu+=(-smp 2 -m 2G -nographic -no-reboot
+# Two CPUs as two sockets: the x86 config has no ACPI, so the kernel
+# learns the CPUs from SeaBIOS's MP table, which lists one CPU per
+# package; "-smp 2" alone (one package, two cores) boots with one CPU.
+qemu+=(-smp 2,sockets=2,cores=1,threads=1 -m 2G -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-virtfs "local,path=$results,mount_tag=results,security_model=none,id=results")
 

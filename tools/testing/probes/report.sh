@@ -96,6 +96,16 @@ else
 	emit fail "guest:$mode-completed" "guest did not finish (crash, hang or time-out; see ${log#$PWD/})"
 fi
 
+# The concurrency tests need a second CPU: the guest must have come up
+# with the two the harness gives it.
+if [ "$mode" = check ]; then
+	if grep -qE "smp: Brought up [0-9]+ nodes?, 2 CPUs" "$log"; then
+		emit ok "guest:two-cpus"
+	else
+		emit fail "guest:two-cpus" "$(grep -m1 -E 'smp: Brought up' "$log" | tr -d '\r')"
+	fi
+fi
+
 # Nothing on the console that a kernel developer would call a splat.
 splat='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|KFENCE:|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|stack-protector:|Unable to handle kernel|invalid opcode:|kernel BUG at|RCU stall|watchdog: BUG)'
 if grep -qE "$splat" "$log"; then
