@@ -148,6 +148,32 @@ struct kretprobe {
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
 
+/**
+ * struct jprobe - a probe whose handler takes the probed function's arguments
+ * @kp: the kprobe at the function's entry; set @kp.addr or @kp.symbol_name
+ *	(with @kp.offset 0).  The jprobe code owns @kp.pre_handler and
+ *	@kp.post_handler.
+ * @entry: the handler, a function with the probed function's prototype;
+ *	use JPROBE_ENTRY() to set it.  Its return value is ignored.
+ *
+ * The handler is called with the arguments the probed function was
+ * called with, read from the saved registers and the caller's stack,
+ * before the probed function's body runs.  It gets copies: changing its
+ * parameters changes nothing in the probed function.  At most
+ * JPROBE_MAX_ARGS arguments are passed, each one register wide (integers
+ * and pointers, not structures passed by value).  See register_jprobe().
+ */
+struct jprobe {
+	struct kprobe kp;
+	void *entry;
+};
+
+/* The handler of a jprobe, whatever its prototype. */
+#define JPROBE_ENTRY(handler)	((void *)(handler))
+
+/* Arguments a jprobe handler receives (6 in registers on x86_64). */
+#define JPROBE_MAX_ARGS		8
+
 struct kretprobe_instance {
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook_node node;
@@ -514,6 +540,62 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 	return -ERANGE;
 }
 #endif /* CONFIG_KPROBES */
+
+#ifdef CONFIG_JPROBES
+int register_jprobe(struct jprobe *jp);
+void unregister_jprobe(struct jprobe *jp);
+int register_jprobes(struct jprobe **jps, int num);
+void unregister_jprobes(struct jprobe **jps, int num);
+#else
+static inline int register_jprobe(struct jprobe *jp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_jprobes(struct jprobe **jps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_jprobe(struct jprobe *jp) { }
+static inline void unregister_jprobes(struct jprobe **jps, int num) { }
+#endif
+
+/**
+ * disable_jprobe() - stop a jprobe's handler from running
+ * @jp: a registered jprobe
+ *
+ * Return: 0, or -EINVAL if @jp is not registered.
+ * Context: process, may sleep.  See disable_kprobe().
+ */
+static inline int disable_jprobe(struct jprobe *jp)
+{
+	return disable_kprobe(&jp->kp);
+}
+
+/**
+ * enable_jprobe() - let a disabled jprobe's handler run again
+ * @jp: a registered jprobe
+ *
+ * Return: 0, -EINVAL if @jp is not registered or its code is gone, or
+ * an error from arming it.
+ * Context: process, may sleep.  See enable_kprobe().
+ */
+static inline int enable_jprobe(struct jprobe *jp)
+{
+	return enable_kprobe(&jp->kp);
+}
+
+/**
+ * jprobe_return() - end of a jprobe handler (does nothing)
+ *
+ * Handlers written for the old jprobes had to call it last, to get back
+ * to the probed function; a handler now simply returns.  Kept so that
+ * such handlers build and work unchanged.
+ */
+static inline void jprobe_return(void)
+{
+}
 
 static inline int disable_kretprobe(struct kretprobe *rp)
 {

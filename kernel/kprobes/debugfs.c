@@ -3,14 +3,22 @@
  * debugfs: kprobes/list, kprobes/enabled and kprobes/blacklist.
  *
  * kprobes/list prints one line per registered probe:
- *   "<addr>  <k|r>  <sym>+<off>  <module> [GONE][DISABLED][OPTIMIZED][FTRACE]"
- * the layout tools and ftracetest parse.  GONE and DISABLED describe
- * the probe, OPTIMIZED and FTRACE the site it sits on.
+ *   "<addr>  <k|r|j>  <sym>+<off>  <module> [GONE][DISABLED][OPTIMIZED][FTRACE]"
+ * the layout tools and ftracetest parse (k: kprobe, r: kretprobe,
+ * j: jprobe).  GONE and DISABLED describe the probe, OPTIMIZED and
+ * FTRACE the site it sits on.
  */
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
 #include <linux/seq_file.h>
 #include "internal.h"
+
+static const char *probe_type(struct kprobe *u)
+{
+	if (kprobe_is_kretprobe(u))
+		return "r";
+	return kprobe_is_jprobe(u) ? "j" : "k";
+}
 
 static void list_one(struct seq_file *m, struct kprobe_site *s,
 		     struct kprobe *u, const char *sym, unsigned long off,
@@ -21,11 +29,10 @@ static void list_one(struct seq_file *m, struct kprobe_site *s,
 
 	if (sym)
 		seq_printf(m, "%px  %s  %s+0x%lx  %s ", addr,
-			   kprobe_is_kretprobe(u) ? "r" : "k", sym, off,
+			   probe_type(u), sym, off,
 			   modname ? modname : " ");
 	else
-		seq_printf(m, "%px  %s  %pS ", addr,
-			   kprobe_is_kretprobe(u) ? "r" : "k", u->addr);
+		seq_printf(m, "%px  %s  %pS ", addr, probe_type(u), u->addr);
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(u) ? "[GONE]" : "",
 		   kprobe_disabled(u) && !kprobe_gone(u) ? "[DISABLED]" : "",

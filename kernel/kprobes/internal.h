@@ -168,6 +168,16 @@ static inline bool kprobe_is_kretprobe(struct kprobe *p)
 static inline void kretprobe_init(void) { }
 #endif
 
+/* jprobe.c */
+#ifdef CONFIG_JPROBES
+bool kprobe_is_jprobe(struct kprobe *p);
+#else
+static inline bool kprobe_is_jprobe(struct kprobe *p)
+{
+	return false;
+}
+#endif
+
 /* insn_slots.c */
 void __init kprobe_insn_slots_init(void);
 
