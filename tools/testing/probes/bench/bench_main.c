@@ -34,6 +34,10 @@
  *   none              no probe: the baseline every other one includes
  *   kprobe_entry      a kprobe at the function entry, pre_handler only;
  *                     ftrace-based where the kernel has KPROBES_ON_FTRACE
+ *   jprobe_entry      a jprobe at the same entry: the kprobe plus reading
+ *                     the 4 arguments and calling a handler with them.
+ *                     Kernels without jprobes (no JPROBE_ENTRY()) answer
+ *                     it with no figure and no error.
  *   kprobe_int3       a kprobe on an instruction inside the body (a
  *                     breakpoint), pre_handler only, so the instruction
  *                     can be boosted: run out of line and jumped back
@@ -106,6 +110,9 @@ static const char *pb_armed;
 static struct kprobe pb_kp;
 static struct kretprobe pb_krp;
 static struct fprobe pb_fp;
+#ifdef JPROBE_ENTRY
+static struct jprobe pb_jp;
+#endif
 static atomic_long_t pb_hits;
 
 /* Probes kept by "hold" and "hold_kretprobe". */
@@ -148,6 +155,15 @@ static void pb_post(struct kprobe *p, struct pt_regs *regs,
 		    unsigned long flags)
 {
 }
+
+#ifdef JPROBE_ENTRY
+static int pb_jp_entry(unsigned long a, unsigned long b, unsigned long c,
+		       unsigned long d)
+{
+	atomic_long_inc(&pb_hits);
+	return 0;
+}
+#endif
 
 static int pb_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -319,6 +335,15 @@ static int pb_arm(const char *scen)
 		pb_kp.pre_handler = pb_pre;
 		pb_kp.post_handler = pb_post;
 		ret = register_kprobe(&pb_kp);
+	} else if (!strcmp(scen, "jprobe_entry")) {
+#ifdef JPROBE_ENTRY
+		memset(&pb_jp, 0, sizeof(pb_jp));
+		pb_jp.kp.addr = target;
+		pb_jp.entry = JPROBE_ENTRY(pb_jp_entry);
+		ret = register_jprobe(&pb_jp);
+#else
+		return -EOPNOTSUPP;
+#endif
 	} else if (!strcmp(scen, "kretprobe") ||
 		   !strcmp(scen, "kretprobe_entry")) {
 		pb_krp.kp.addr = target;
@@ -342,7 +367,8 @@ static int pb_arm(const char *scen)
 		return ret;
 	}
 	pb_armed = scen[0] == 'k' && scen[1] == 'r' ? "kretprobe" :
-		   scen[0] == 'k' ? "kprobe" : "fprobe";
+		   scen[0] == 'k' ? "kprobe" :
+		   scen[0] == 'j' ? "jprobe" : "fprobe";
 	return 0;
 }
 
@@ -356,6 +382,10 @@ static void pb_disarm(void)
 		unregister_kretprobe(&pb_krp);
 	else if (!strcmp(pb_armed, "fprobe"))
 		unregister_fprobe(&pb_fp);
+#ifdef JPROBE_ENTRY
+	else if (!strcmp(pb_armed, "jprobe"))
+		unregister_jprobe(&pb_jp);
+#endif
 	pb_armed = NULL;
 }
 
@@ -587,6 +617,8 @@ static int pb_command(char *cmd)
 
 	/* SCEN N [LABEL] */
 	ret = pb_arm(argv[0]);
+	if (ret == -EOPNOTSUPP)
+		return 0;	/* not in this kernel: no figure */
 	if (ret)
 		return ret;
 	ret = pb_time(n, argv[2] ?: argv[0]);

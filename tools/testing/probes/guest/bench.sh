@@ -79,7 +79,7 @@ trace_reset
 
 # 1. Call cost, optimization off so that int3 probes stay breakpoints.
 echo 0 > $OPT
-for s in none kprobe_entry kprobe_int3 kprobe_int3_post kretprobe \
+for s in none kprobe_entry jprobe_entry kprobe_int3 kprobe_int3_post kretprobe \
 	 kretprobe_entry fprobe_entry fprobe_exit; do
 	cmd "$s $N"
 done
