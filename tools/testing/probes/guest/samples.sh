@@ -51,6 +51,55 @@ check_kprobe() {
 	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, ip = (0x)?[0-9a-f]+, flags = ' 1 &&
 	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, flags = ' 1
 }
+# A jprobe on module code: jprobe_test_prober probes jpt_target() of
+# jprobe_test_target.  Unloading the target leaves the jprobe [GONE];
+# reloaded, the target runs unprobed until the prober registers again.
+live_jprobe() {
+	grep -E ' j  jpt_target\+0x[0-9a-f]+  jprobe_test_target ' /sys/kernel/debug/kprobes/list |
+		grep -qv GONE
+}
+jprobe_module_function() {
+	local kl=/sys/kernel/debug/kprobes/list
+	local tp=/sys/module/jprobe_test_target/parameters/call
+	local rearm=/sys/module/jprobe_test_prober/parameters/rearm
+
+	modprobe jprobe_test_target || { echo "cannot load jprobe_test_target"; return 1; }
+	modprobe jprobe_test_prober || { echo "cannot load jprobe_test_prober"; return 1; }
+	expect_log 'jprobe_test_prober: registered: 0' 1 || return 1
+	live_jprobe || { echo "no live 'j' line for jpt_target in kprobes/list"; return 1; }
+	log_mark
+	echo 1 > $tp
+	expect_log 'jprobe_test_prober: jpt_target hit, arguments ok' 1 || return 1
+
+	modprobe -r jprobe_test_target || { echo "cannot unload jprobe_test_target"; return 1; }
+	grep -qE ' j  .*\[GONE\]' $kl || { echo "no [GONE] 'j' line in kprobes/list"; return 1; }
+	modprobe jprobe_test_target || { echo "cannot reload jprobe_test_target"; return 1; }
+	log_mark
+	echo 1 > $tp
+	expect_log 'jpt_target returned' 1 || return 1
+	[ "$(new_log | grep -c 'jpt_target hit')" = 0 ] ||
+		{ echo "a gone jprobe fired on the reloaded module"; return 1; }
+
+	log_mark
+	echo 1 > $rearm || { echo "re-registering failed"; return 1; }
+	echo 1 > $tp
+	expect_log 'jprobe_test_prober: re-registered: 0' 1 || return 1
+	expect_log 'jprobe_test_prober: jpt_target hit, arguments ok' 1 || return 1
+	live_jprobe || { echo "no live 'j' line for jpt_target after re-registering"; return 1; }
+}
+
+jprobe_module_test() {
+	local why
+	log_mark
+	if why=$(jprobe_module_function); then
+		tap_result ok "jprobes:module_function"
+	else
+		tap_result fail "jprobes:module_function" "$why"
+		new_log | tail -20 | sed 's/^/#   /' >> "$TAP_FILE"
+	fi
+	modprobe -r jprobe_test_prober 2>/dev/null
+	modprobe -r jprobe_test_target 2>/dev/null
+}
 check_kretprobe() { expect_log 'kernel_clone returned [0-9]+ and took [0-9]+ ns to execute' 1; }
 # The fprobe entry ip is the function's ftrace site: +0 or after an ENDBR.
 check_fprobe() {
@@ -70,6 +119,7 @@ check_trace_printk() { expect_trace 'This is a static string that will use trace
 trace_reset
 sample kprobe_example kprobe_example check_kprobe
 sample kretprobe_example kretprobe_example check_kretprobe
+jprobe_module_test
 sample fprobe_example fprobe_example check_fprobe
 sample "fprobe_example(symbol=vfs_read)" "fprobe_example symbol=vfs_read" check_fprobe_sym
 trace_reset
