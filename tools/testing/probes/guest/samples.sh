@@ -51,6 +51,13 @@ check_kprobe() {
 	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, ip = (0x)?[0-9a-f]+, flags = ' 1 &&
 	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, flags = ' 1
 }
+# A fork's kernel_clone_args carry SIGCHLD (17) as the exit signal.
+check_jprobe() {
+	expect_log 'jprobe_example: planted jprobe at kernel_clone\+0x[0-9a-f]+/' 1 || return 1
+	expect_log 'jprobe_example: kernel_clone: flags = 0x[0-9a-f]+, exit_signal = 17, comm = ' 1 || return 1
+	grep -qE ' j  kernel_clone\+0x[0-9a-f]+ ' /sys/kernel/debug/kprobes/list ||
+		{ echo "no 'j' line for kernel_clone in kprobes/list"; return 1; }
+}
 # A jprobe on module code: jprobe_test_prober probes jpt_target() of
 # jprobe_test_target.  Unloading the target leaves the jprobe [GONE];
 # reloaded, the target runs unprobed until the prober registers again.
@@ -119,6 +126,7 @@ check_trace_printk() { expect_trace 'This is a static string that will use trace
 trace_reset
 sample kprobe_example kprobe_example check_kprobe
 sample kretprobe_example kretprobe_example check_kretprobe
+sample jprobe_example jprobe_example check_jprobe
 jprobe_module_test
 sample fprobe_example fprobe_example check_fprobe
 sample "fprobe_example(symbol=vfs_read)" "fprobe_example symbol=vfs_read" check_fprobe_sym
