@@ -1,0 +1,1938 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobe events: trace events recorded by kprobes and kretprobes.
+ *
+ * This is the kprobe front end of the dynamic probe events.  A command
+ * written to tracefs "kprobe_events" or "dynamic_events",
+ *
+ *	p[:[GRP/][EVENT]] [MOD:]SYM[+OFFS]|ADDR [FETCHARGS]
+ *	r[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[+0] [FETCHARGS]
+ *	p[:[GRP/][EVENT]] [MOD:]SYM[+0]%return [FETCHARGS]
+ *	-:[GRP/]EVENT [SYM [FETCHARGS]]
+ *
+ * becomes a struct kprobe_ev: one kprobe (or kretprobe) whose handler
+ * writes a record laid out by the fetch-argument engine (trace_probe.c)
+ * into the ring buffer and/or perf.  Several kprobe_evs may feed one
+ * trace event ("multiprobe"); they are siblings on the probe list of the
+ * shared trace_probe_event, and the first of them (the primary)
+ * describes the event to the trace core.
+ *
+ * Life of a kprobe_ev:
+ *
+ *	kev_create():  parse the head and the probe place into a kev_req,
+ *	               allocate, parse the fetch arguments, set the format;
+ *	kev_install(): join an existing event or register a new one, arm
+ *	               the probe in the kprobe core (a probe on a module
+ *	               that is not loaded stays unarmed), publish it on
+ *	               the dyn_event list (and kev_mod_list);
+ *	kev_release(): the reverse, for "-:EVENT" and for truncation.
+ *
+ * Probes on module symbols are also on kev_mod_list, so that the module
+ * notifier only looks at those when a module comes in.
+ *
+ * Locking:
+ *  - event_mutex serialises everything but the hit path: the dyn_event
+ *    list, kev_mod_list, ->armed, and enabling/disabling of events (the
+ *    trace core calls kev_reg() with it held).
+ *  - Command parsing runs under dyn_event_ops_mutex as well (taken by
+ *    dyn_event_create()); it protects the error_log context.
+ *  - The hit path (kev_hit_entry(), kev_hit_return(), kev_save_entry())
+ *    runs in kprobe handler context: preemption (and on x86 interrupts)
+ *    disabled, possibly interrupting NMI-like contexts.  It takes no
+ *    lock: it reads the event flags with acquire semantics and walks the
+ *    event-file list under RCU.
+ *  - Probes created for the perf "kprobe" PMU (create_local_trace_kprobe())
+ *    are never published on the dyn_event list; perf owns them.
+ */
+#define pr_fmt(fmt)	"trace_kprobe: " fmt
+
+#include <linux/bpf-cgroup.h>
+#include <linux/security.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+#include <linux/rculist.h>
+#include <linux/error-injection.h>
+
+#include <asm/setup.h>  /* for COMMAND_LINE_SIZE */
+
+#include "trace_dynevent.h"
+#include "trace_kprobe_selftest.h"
+#include "trace_probe.h"
+#include "trace_probe_tmpl.h"
+#include "trace_probe_kernel.h"
+
+#define KPROBE_EVENT_SYSTEM	"kprobes"
+/* Upper bound of r<N>: instances of a kretprobe are preallocated. */
+#define KEV_MAXACTIVE_LIMIT	4096
+
+/**
+ * struct kprobe_ev - one kprobe or kretprobe that records a trace event
+ * @dev: link on the dyn_event list (event_mutex).
+ * @mod_node: link on kev_mod_list while @sym names a module (event_mutex).
+ * @hits: per-CPU hit counter, shown in kprobe_profile.
+ * @sym: "[MOD:]SYM" without offset and suffix; NULL for an address probe.
+ * @modlen: length of "MOD" in @sym, or -1 if @sym has no module part.
+ * @place: for an address probe, the address the user gave.
+ * @is_return: a kretprobe (@krp.handler is set), else a kprobe.
+ * @armed: registered with the kprobe core (event_mutex).
+ * @krp: the probe; @krp.kp is used alone for an entry probe.
+ * @tp: the trace_probe; last, since it ends with the argument array.
+ */
+struct kprobe_ev {
+	struct dyn_event	dev;
+	struct list_head	mod_node;
+	unsigned long __percpu	*hits;
+	char			*sym;
+	int			modlen;
+	void			*place;
+	bool			is_return;
+	bool			armed;
+	struct kretprobe	krp;
+	struct trace_probe	tp;
+};
+
+/* The dyn_event type of kprobe events; defined with the initcalls. */
+static struct dyn_event_operations kev_dyn_ops;
+
+/* Probes whose symbol names a module; protected by event_mutex. */
+static LIST_HEAD(kev_mod_list);
+
+static int kev_reg(struct trace_event_call *call, enum trace_reg type,
+		   void *data);
+
+static inline struct kprobe_ev *kev_of_dyn(struct dyn_event *ev)
+{
+	return ev->ops == &kev_dyn_ops ?
+		container_of(ev, struct kprobe_ev, dev) : NULL;
+}
+
+/* The primary kprobe_ev of @call, or NULL if @call is not a kprobe event. */
+static struct kprobe_ev *kev_of_call(struct trace_event_call *call)
+{
+	struct trace_probe *tp;
+
+	if (!call || call->class->reg != kev_reg)
+		return NULL;
+	tp = trace_probe_primary_from_call(call);
+	return tp ? container_of(tp, struct kprobe_ev, tp) : NULL;
+}
+
+/* Find a published kprobe_ev by event and group name.  event_mutex held. */
+static struct kprobe_ev *kev_find(const char *event, const char *group)
+{
+	struct dyn_event *pos;
+	struct kprobe_ev *kev;
+
+	for_each_dyn_event(pos) {
+		kev = kev_of_dyn(pos);
+		if (kev && !strcmp(trace_probe_name(&kev->tp), event) &&
+		    !strcmp(trace_probe_group_name(&kev->tp), group))
+			return kev;
+	}
+	return NULL;
+}
+
+static unsigned long kev_hit_count(struct kprobe_ev *kev)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(kev->hits, cpu);
+	return sum;
+}
+
+static unsigned long kev_miss_count(struct kprobe_ev *kev)
+{
+	unsigned long n = kev->krp.kp.nmissed;
+
+	if (kev->is_return)
+		n += kev->krp.nmissed;
+	return n;
+}
+
+/*
+ * The probed address as the symbol table gives it (no arch adjustment
+ * such as skipping an ENDBR), or 0 if the symbol is unknown.
+ */
+static unsigned long kev_target_addr(struct kprobe_ev *kev)
+{
+	unsigned long addr;
+
+	if (!kev->sym)
+		return (unsigned long)kev->place;
+	addr = kallsyms_lookup_name(kev->sym);
+	return addr ? addr + kev->krp.kp.offset : 0;
+}
+
+/**
+ * trace_kprobe_on_func_entry - is a kprobe event on a function entry?
+ * @call: the event; any trace event is accepted
+ *
+ * Used by BPF to decide whether a program may override the return value.
+ * Context: process.
+ *
+ * Return: true if @call is a kprobe event whose (primary) probe sits on
+ * the entry of a function.
+ */
+bool trace_kprobe_on_func_entry(struct trace_event_call *call)
+{
+	struct kprobe_ev *kev = kev_of_call(call);
+	struct kprobe *kp;
+
+	if (!kev)
+		return false;
+	kp = &kev->krp.kp;
+	if (kp->addr)
+		return !kprobe_on_func_entry(kp->addr, NULL, 0);
+	return !kprobe_on_func_entry(NULL, kp->symbol_name, kp->offset);
+}
+
+/**
+ * trace_kprobe_error_injectable - may a kprobe event inject errors?
+ * @call: the event; any trace event is accepted
+ *
+ * Context: process.
+ *
+ * Return: true if @call is a kprobe event whose (primary) probe is on a
+ * function listed for error injection.
+ */
+bool trace_kprobe_error_injectable(struct trace_event_call *call)
+{
+	struct kprobe_ev *kev = kev_of_call(call);
+
+	return kev && within_error_injection_list(kev_target_addr(kev));
+}
+
+/* ---- symbols and modules ---- */
+
+struct kev_symcount {
+	const char	*name;
+	unsigned int	n;
+};
+
+/* kallsyms iterators stop at a non-zero return: stop at the second hit */
+static int kev_count_core(void *data, unsigned long addr)
+{
+	struct kev_symcount *c = data;
+
+	return ++c->n > 1;
+}
+
+static int kev_count_mod(void *data, const char *name, unsigned long addr)
+{
+	struct kev_symcount *c = data;
+
+	if (strcmp(name, c->name))
+		return 0;
+	return ++c->n > 1;
+}
+
+/*
+ * Is @name one symbol?  In module @modname, or (@modname NULL) in the
+ * kernel and all modules together.
+ * Return: 0 if unique, -EADDRNOTAVAIL if not, -ENOENT if absent.
+ * Context: process, may sleep (takes module_mutex).
+ */
+static int kev_symbol_unique(const char *modname, const char *name)
+{
+	struct kev_symcount c = { .name = name };
+
+	if (!modname)
+		kallsyms_on_each_match_symbol(kev_count_core, name, &c);
+	if (c.n < 2)
+		module_kallsyms_on_each_symbol(modname, kev_count_mod, &c);
+
+	if (c.n > 1)
+		return -EADDRNOTAVAIL;	/* an address tells them apart */
+	return c.n ? 0 : -ENOENT;
+}
+
+#ifdef CONFIG_MODULES
+/* Copy "MOD" of "MOD:SYM" into @buf; false if it cannot be a module name. */
+static bool kev_modname(const char *sym, int modlen, char *buf)
+{
+	if (modlen < 0 || modlen >= MODULE_NAME_LEN)
+		return false;
+	memcpy(buf, sym, modlen);
+	buf[modlen] = '\0';
+	return true;
+}
+
+static bool kev_module_loaded(struct kprobe_ev *kev)
+{
+	char name[MODULE_NAME_LEN];
+	bool found;
+
+	if (!kev_modname(kev->sym, kev->modlen, name))
+		return false;
+	rcu_read_lock_sched();
+	found = find_module(name);
+	rcu_read_unlock_sched();
+	return found;
+}
+
+/*
+ * Check that "[MOD:]SYM" @sym can be probed unambiguously.  A symbol of a
+ * module that is not loaded passes: the module notifier checks it again
+ * when the module comes.
+ */
+static int kev_check_symbol(const char *sym)
+{
+	const char *colon = strchr(sym, ':');
+	char name[MODULE_NAME_LEN];
+	struct module *mod;
+	int ret;
+
+	if (!colon)
+		return kev_symbol_unique(NULL, sym);
+	if (!kev_modname(sym, colon - sym, name))
+		return 0;
+
+	rcu_read_lock_sched();
+	mod = find_module(name);
+	if (mod && !try_module_get(mod))
+		mod = NULL;		/* going away */
+	rcu_read_unlock_sched();
+	if (!mod)
+		return 0;
+
+	ret = kev_symbol_unique(name, colon + 1);
+	module_put(mod);
+	return ret;
+}
+#else
+static bool kev_module_loaded(struct kprobe_ev *kev)
+{
+	return false;
+}
+
+static int kev_check_symbol(const char *sym)
+{
+	return strchr(sym, ':') ? 0 : kev_symbol_unique(NULL, sym);
+}
+#endif /* CONFIG_MODULES */
+
+#if defined(CONFIG_DYNAMIC_FTRACE) && !defined(CONFIG_KPROBE_EVENTS_ON_NOTRACE)
+/* Is the function containing @addr invisible to ftrace (notrace)? */
+static bool kev_func_is_notrace(unsigned long addr)
+{
+	unsigned long size, off, start;
+
+	if (!addr || !kallsyms_lookup_size_offset(addr, &size, &off))
+		return false;
+	start = addr - off;
+	/* no ftrace site in [start, start + size), the end being inclusive */
+	return ftrace_location_range(start, start + size - 1) == 0;
+}
+
+static bool kev_on_notrace(struct kprobe_ev *kev)
+{
+	unsigned long addr = kev_target_addr(kev);
+	char name[KSYM_NAME_LEN];
+	char *dot;
+
+	if (!kev_func_is_notrace(addr))
+		return false;
+	/*
+	 * A compiler clone ("foo.isra.0", "foo.constprop.0") is never
+	 * traced itself; it may be probed when its origin may be.
+	 */
+	if (lookup_symbol_name(addr, name))
+		return true;
+	dot = strchr(name, '.');
+	if (!dot)
+		return true;
+	*dot = '\0';
+	addr = (unsigned long)kprobe_lookup_name(name, 0);
+	return !addr || kev_func_is_notrace(addr);
+}
+#else
+static bool kev_on_notrace(struct kprobe_ev *kev)
+{
+	return false;
+}
+#endif
+
+/* ---- allocation, arming ---- */
+
+static int kev_hit_entry(struct kprobe *kp, struct pt_regs *regs);
+static int kev_hit_return(struct kretprobe_instance *ri, struct pt_regs *regs);
+static int kev_save_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
+
+/* What a command asks for, before a kprobe_ev exists. */
+struct kev_req {
+	const char	*event;		/* NULL: make a name up */
+	const char	*group;
+	char		*sym;		/* owned; NULL for an address */
+	void		*addr;
+	long		offs;
+	unsigned int	maxactive;
+	bool		is_return;
+	unsigned int	argflags;	/* TPARG_FL_* for the fetch args */
+};
+
+static void kev_free(struct kprobe_ev *kev)
+{
+	if (!kev)
+		return;
+	trace_probe_cleanup(&kev->tp);
+	kfree(kev->sym);
+	free_percpu(kev->hits);
+	kfree(kev);
+}
+
+/* Allocate a kprobe_ev for @req with room for @nargs arguments; takes @req->sym. */
+static struct kprobe_ev *kev_alloc(struct kev_req *req, int nargs)
+{
+	struct kprobe_ev *kev;
+	struct kprobe *kp;
+	int ret;
+
+	kev = kzalloc(struct_size(kev, tp.args, nargs), GFP_KERNEL);
+	if (!kev)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&kev->mod_node);
+	kev->modlen = -1;
+	kev->is_return = req->is_return;
+	kp = &kev->krp.kp;
+
+	kev->hits = alloc_percpu(unsigned long);
+	if (!kev->hits) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+
+	if (req->sym) {
+		const char *colon = strchr(req->sym, ':');
+
+		kev->sym = req->sym;
+		req->sym = NULL;
+		if (colon)
+			kev->modlen = colon - kev->sym;
+		kp->symbol_name = kev->sym;
+		kp->offset = req->offs;
+	} else {
+		kev->place = req->addr;
+		kp->addr = req->addr;
+	}
+
+	if (kev->is_return) {
+		kev->krp.handler = kev_hit_return;
+		kev->krp.maxactive = req->maxactive;
+	} else {
+		kp->pre_handler = kev_hit_entry;
+	}
+
+	ret = trace_probe_init(&kev->tp, req->event, req->group, false, nargs);
+	if (ret)
+		goto fail;
+	dyn_event_init(&kev->dev, &kev_dyn_ops);
+	return kev;
+fail:
+	kev_free(kev);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Register @kev's probe with the kprobe core, enabled if its event is.
+ * Context: event_mutex held (or a local probe owned by the caller).
+ */
+static int kev_arm(struct kprobe_ev *kev)
+{
+	struct kprobe *kp = &kev->krp.kp;
+	struct probe_arg *arg, *end = kev->tp.args + kev->tp.nr_args;
+	int ret = security_locked_down(LOCKDOWN_KPROBES);
+
+	if (ret)
+		return ret;
+	if (kev->armed)
+		return -EINVAL;
+	if (kev_on_notrace(kev)) {
+		pr_warn("Could not probe notrace function %ps\n",
+			(void *)kev_target_addr(kev));
+		return -EINVAL;
+	}
+
+	/* @SYM arguments are resolved now: the module may be new */
+	for (arg = kev->tp.args; arg < end && !ret; arg++)
+		ret = traceprobe_update_arg(arg);
+	if (ret)
+		return ret;
+
+	kp->flags &= ~KPROBE_FLAG_DISABLED;
+	if (!trace_probe_is_enabled(&kev->tp))
+		kp->flags |= KPROBE_FLAG_DISABLED;
+
+	if (kev->is_return)
+		ret = register_kretprobe(&kev->krp);
+	else
+		ret = register_kprobe(kp);
+
+	if (!ret)
+		kev->armed = true;
+	else if (kev->sym)
+		kp->addr = NULL;	/* resolve the symbol again next time */
+	return ret;
+}
+
+/* Undo kev_arm().  Context: as kev_arm(); may sleep. */
+static void kev_disarm(struct kprobe_ev *kev)
+{
+	if (!kev->armed)
+		return;
+	if (kev->is_return)
+		unregister_kretprobe(&kev->krp);
+	else
+		unregister_kprobe(&kev->krp.kp);
+	kev->armed = false;
+	if (kev->sym)
+		kev->krp.kp.addr = NULL;
+}
+
+/*
+ * Enable (@on) or disable the probes of every sibling of @tp.  Unarmed
+ * probes are skipped, and so are gone ones when enabling.  If enabling
+ * one fails, those enabled before it are disabled again.
+ * Context: event_mutex held.
+ */
+static int kev_switch_all(struct trace_probe *tp, bool on)
+{
+	struct kprobe_ev *kev, *done;
+	int ret;
+
+	list_for_each_entry(kev, trace_probe_probe_list(tp), tp.list) {
+		if (!kev->armed)
+			continue;
+		if (!on) {
+			disable_kprobe(&kev->krp.kp);
+			continue;
+		}
+		if (kprobe_gone(&kev->krp.kp))
+			continue;
+		ret = enable_kprobe(&kev->krp.kp);
+		if (ret)
+			goto undo;
+	}
+	return 0;
+undo:
+	list_for_each_entry(done, trace_probe_probe_list(tp), tp.list) {
+		if (done == kev)
+			break;
+		if (done->armed)
+			disable_kprobe(&done->krp.kp);
+	}
+	return ret;
+}
+
+/*
+ * Start recording @call into @file, or into perf if @file is NULL.
+ * Context: event_mutex held.
+ */
+static int kev_event_enable(struct trace_event_call *call,
+			    struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	bool was_on;
+	int ret;
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+
+	was_on = trace_probe_is_enabled(tp);
+	if (file) {
+		ret = trace_probe_add_file(tp, file);
+		if (ret)
+			return ret;
+	} else {
+		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
+	}
+	if (was_on)
+		return 0;
+
+	ret = kev_switch_all(tp, true);
+	if (ret && !file)
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+	else if (ret)
+		trace_probe_remove_file(tp, file);
+	return ret;
+}
+
+/*
+ * Stop recording @call into @file, or into perf if @file is NULL.
+ * Context: event_mutex held.
+ */
+static int kev_event_disable(struct trace_event_call *call,
+			     struct trace_event_file *file)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+
+	if (file) {
+		if (!trace_probe_get_file_link(tp, file))
+			return -ENOENT;
+		if (trace_probe_has_single_file(tp))
+			trace_probe_clear_flag(tp, TP_FLAG_TRACE);
+	} else {
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+	}
+
+	if (!trace_probe_is_enabled(tp))
+		kev_switch_all(tp, false);
+
+	/*
+	 * trace_probe_remove_file() waits for the hit path to leave the
+	 * file; for perf, perf_trace_event_unreg() waits instead.
+	 */
+	if (file)
+		trace_probe_remove_file(tp, file);
+	return 0;
+}
+
+/*
+ * Is there a sibling on @to's event at the same place with the same
+ * arguments?  trace_probe_compare_arg_type() already checked that the
+ * argument names and types agree.
+ */
+static bool kev_duplicate(struct kprobe_ev *to, struct kprobe_ev *kev)
+{
+	struct kprobe_ev *sib;
+	int i;
+
+	list_for_each_entry(sib, trace_probe_probe_list(&to->tp), tp.list) {
+		if (!sib->sym != !kev->sym)
+			continue;
+		if (!kev->sym && sib->place != kev->place)
+			continue;
+		if (kev->sym && (strcmp(sib->sym, kev->sym) ||
+				 sib->krp.kp.offset != kev->krp.kp.offset))
+			continue;
+		for (i = 0; i < kev->tp.nr_args; i++)
+			if (strcmp(sib->tp.args[i].comm, kev->tp.args[i].comm))
+				break;
+		if (i == kev->tp.nr_args)
+			return true;
+	}
+	return false;
+}
+
+static void kev_setup_call(struct kprobe_ev *kev);
+
+/*
+ * Publish @kev: add it to the event of its name (creating the event if
+ * needed), arm it and put it on the dyn_event list.
+ * Context: process; takes event_mutex.
+ */
+static int kev_install(struct kprobe_ev *kev)
+{
+	struct trace_probe *tp = &kev->tp;
+	struct kprobe_ev *old;
+	int ret;
+
+	guard(mutex)(&event_mutex);
+
+	old = kev_find(trace_probe_name(tp), trace_probe_group_name(tp));
+	if (old) {
+		trace_probe_log_set_index(0);
+		if (old->is_return != kev->is_return) {
+			trace_probe_log_err(0, DIFF_PROBE_TYPE);
+			return -EEXIST;
+		}
+		ret = trace_probe_compare_arg_type(tp, &old->tp);
+		if (ret) {
+			/* ret is the 1-based argument; arguments are words 2.. */
+			trace_probe_log_set_index(ret + 1);
+			trace_probe_log_err(0, DIFF_ARG_TYPE);
+			return -EEXIST;
+		}
+		if (kev_duplicate(old, kev)) {
+			trace_probe_log_err(0, SAME_PROBE);
+			return -EEXIST;
+		}
+		ret = trace_probe_append(tp, &old->tp);
+		if (ret)
+			return ret;
+	} else {
+		kev_setup_call(kev);
+		ret = trace_probe_register_event_call(tp);
+		if (ret) {
+			if (ret == -EEXIST) {
+				trace_probe_log_set_index(0);
+				trace_probe_log_err(0, EVENT_EXIST);
+			} else {
+				pr_warn("Failed to register probe event(%d)\n", ret);
+			}
+			return ret;
+		}
+	}
+
+	ret = kev_arm(kev);
+	if (ret == -ENOENT && kev->modlen >= 0 && !kev_module_loaded(kev)) {
+		pr_warn("This probe might be able to register after target module is loaded. Continue.\n");
+		ret = 0;
+	}
+	if (ret) {
+		if (old)
+			trace_probe_unlink(tp);
+		else
+			trace_probe_unregister_event_call(tp);
+		return ret;
+	}
+
+	dyn_event_add(&kev->dev, trace_probe_event_call(tp));
+	if (kev->modlen >= 0)
+		list_add_tail(&kev->mod_node, &kev_mod_list);
+	return 0;
+}
+
+/*
+ * dyn_event .free: remove and free one kprobe_ev.  The event goes with
+ * its last probe, which is refused while the event is in use.
+ * Context: event_mutex held.
+ */
+static int kev_release(struct dyn_event *ev)
+{
+	struct kprobe_ev *kev = kev_of_dyn(ev);
+	struct trace_probe *tp = &kev->tp;
+
+	if (!trace_probe_has_sibling(tp)) {
+		if (trace_probe_is_enabled(tp) ||
+		    trace_event_dyn_busy(trace_probe_event_call(tp)))
+			return -EBUSY;
+		/* fails while ftrace or perf still uses the event */
+		if (trace_probe_unregister_event_call(tp))
+			return -EBUSY;
+	}
+
+	kev_disarm(kev);
+	dyn_event_remove(&kev->dev);
+	list_del_init(&kev->mod_node);
+	trace_probe_unlink(tp);
+	kev_free(kev);
+	return 0;
+}
+
+static bool kev_busy(struct dyn_event *ev)
+{
+	return trace_probe_is_enabled(&kev_of_dyn(ev)->tp);
+}
+
+/* ---- module notifier ---- */
+
+#ifdef CONFIG_MODULES
+/*
+ * A module is coming: (re)arm the probes on its symbols.  Runs after the
+ * kprobe core (priority 0) and jump labels (priority 1) have seen the
+ * module, so its kprobe blacklist and jump sites are known when probing.
+ * Context: process, module notifier chain; takes event_mutex.
+ */
+static int kev_module_event(struct notifier_block *nb, unsigned long state,
+			    void *data)
+{
+	struct module *mod = data;
+	struct kprobe_ev *kev;
+	int len, ret;
+
+	if (state != MODULE_STATE_COMING)
+		return NOTIFY_DONE;
+
+	len = strlen(module_name(mod));
+	guard(mutex)(&event_mutex);
+	list_for_each_entry(kev, &kev_mod_list, mod_node) {
+		if (kev->modlen != len || memcmp(kev->sym, module_name(mod), len))
+			continue;
+		/* a probe armed on an earlier load of the module is gone */
+		kev_disarm(kev);
+		ret = kev_symbol_unique(module_name(mod), kev->sym + len + 1);
+		if (!ret)
+			ret = kev_arm(kev);
+		if (ret)
+			pr_warn("Failed to re-register probe %s on %s: %d\n",
+				trace_probe_name(&kev->tp), module_name(mod),
+				ret);
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kev_module_nb = {
+	.notifier_call	= kev_module_event,
+	.priority	= -1,
+};
+
+static int __init kev_module_notifier_init(void)
+{
+	return register_module_notifier(&kev_module_nb);
+}
+#else
+static int __init kev_module_notifier_init(void)
+{
+	return 0;
+}
+#endif /* CONFIG_MODULES */
+
+/* ---- command parsing ---- */
+
+/*
+ * "p[:EV]" or "r[N][:EV]": the probe type, maxactive and where the event
+ * name starts.  Error positions are in argv[0] (log index 0).
+ */
+static int kev_parse_head(const char *head, struct kev_req *req)
+{
+	const char *digits = head + 1;
+	const char *colon = strchr(digits, ':');
+	char num[MAX_EVENT_NAME_LEN];
+	size_t len;
+
+	req->is_return = head[0] == 'r';
+	req->event = colon ? colon + 1 : NULL;
+	if (!isdigit(*digits))
+		return 0;
+
+	if (!req->is_return) {
+		trace_probe_log_err(1, BAD_MAXACT_TYPE);
+		return -EINVAL;
+	}
+	len = colon ? colon - digits : strlen(digits);
+	if (len >= sizeof(num))
+		goto bad;
+	memcpy(num, digits, len);
+	num[len] = '\0';
+	if (kstrtouint(num, 0, &req->maxactive) || !req->maxactive)
+		goto bad;
+	/* the instances are preallocated; keep that reasonable */
+	if (req->maxactive > KEV_MAXACTIVE_LIMIT) {
+		trace_probe_log_err(1, MAXACT_TOO_BIG);
+		return -EINVAL;
+	}
+	return 0;
+bad:
+	trace_probe_log_err(1, BAD_MAXACT);
+	return -EINVAL;
+}
+
+/*
+ * "ADDR" or "[MOD:]SYM[+OFFS][%return]": the probed place (argv[1]).
+ * Returns -ECANCELED for what looks like a uprobe ("PATH:OFFS").
+ */
+static int kev_parse_place(const char *arg, struct kev_req *req)
+{
+	unsigned long addr;
+	char *suffix;
+	int ret;
+
+	if (!kstrtoul(arg, 0, &addr)) {
+		req->addr = (void *)addr;
+		if (req->is_return)
+			req->argflags |= TPARG_FL_RETURN;
+		else if (!kprobe_on_func_entry(req->addr, NULL, 0))
+			req->argflags |= TPARG_FL_FENTRY;
+		return 0;
+	}
+
+	trace_probe_log_set_index(1);
+	if (strchr(arg, '/') && strchr(arg, ':'))
+		return -ECANCELED;
+
+	req->sym = kstrdup(arg, GFP_KERNEL);
+	if (!req->sym)
+		return -ENOMEM;
+
+	suffix = strchr(req->sym, '%');
+	if (suffix) {
+		if (strcmp(suffix, "%return")) {
+			trace_probe_log_err(suffix - req->sym, BAD_ADDR_SUFFIX);
+			return -EINVAL;
+		}
+		*suffix = '\0';
+		req->is_return = true;
+	}
+
+	/* TODO: .init functions of modules */
+	if (traceprobe_split_symbol_offset(req->sym, &req->offs) ||
+	    req->offs < 0 || req->offs > UINT_MAX) {
+		trace_probe_log_err(0, BAD_PROBE_ADDR);
+		return -EINVAL;
+	}
+
+	ret = kev_check_symbol(req->sym);
+	if (ret) {
+		if (ret == -EADDRNOTAVAIL)
+			trace_probe_log_err(0, NON_UNIQ_SYMBOL);
+		else
+			trace_probe_log_err(0, BAD_PROBE_ADDR);
+		return -EINVAL;
+	}
+
+	/* -ENOENT (a module not loaded yet) is left to registration */
+	ret = kprobe_on_func_entry(NULL, req->sym, req->offs);
+	if (req->is_return) {
+		if (ret == -EINVAL) {
+			trace_probe_log_err(0, BAD_RETPROBE);
+			return -EINVAL;
+		}
+		req->argflags |= TPARG_FL_RETURN;
+	} else if (!ret) {
+		req->argflags |= TPARG_FL_FENTRY;
+	}
+	return 0;
+}
+
+/* Log why kev_install() failed, unless it did already. */
+static void kev_log_install_error(int err)
+{
+	/* a registration error is about the probed place */
+	trace_probe_log_set_index(1);
+	switch (err) {
+	case -ENOMEM:
+	case -EEXIST:
+		break;
+	case -EILSEQ:
+		trace_probe_log_err(0, BAD_INSN_BNDRY);
+		break;
+	case -ENOENT:
+		trace_probe_log_err(0, BAD_PROBE_ADDR);
+		break;
+	default:
+		trace_probe_log_err(0, FAIL_REG_PROBE);
+		break;
+	}
+}
+
+/*
+ * Create one kprobe event from a split command; see the top of this file.
+ * Context: process, dyn_event_ops_mutex held.
+ */
+static int kev_create_argv(int argc, const char *argv[])
+{
+	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL };
+	struct kev_req req = { .group = KPROBE_EVENT_SYSTEM };
+	struct kprobe_ev *kev = NULL;
+	char gbuf[MAX_EVENT_NAME_LEN];
+	char nbuf[MAX_EVENT_NAME_LEN];
+	char abuf[MAX_BTF_ARGS_LEN];
+	const char **xargv = NULL;
+	char *dbuf = NULL;
+	int i, xargc, ret;
+
+	if ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2)
+		return -ECANCELED;	/* not ours */
+
+	trace_probe_log_init("trace_kprobe", argc, argv);
+
+	ret = kev_parse_head(argv[0], &req);
+	if (!ret)
+		ret = kev_parse_place(argv[1], &req);
+	if (ret)
+		goto out;
+
+	trace_probe_log_set_index(0);
+	if (req.event) {
+		ret = traceprobe_parse_event_name(&req.event, &req.group, gbuf,
+						  req.event - argv[0]);
+		if (ret)
+			goto out;
+	}
+	if (!req.event) {
+		if (req.sym)
+			snprintf(nbuf, sizeof(nbuf), "%c_%s_%ld",
+				 req.is_return ? 'r' : 'p', req.sym, req.offs);
+		else
+			snprintf(nbuf, sizeof(nbuf), "%c_0x%p",
+				 req.is_return ? 'r' : 'p', req.addr);
+		sanitize_event_name(nbuf);
+		req.event = nbuf;
+	}
+
+	argc -= 2;
+	argv += 2;
+	ctx.flags |= req.argflags;
+	ctx.funcname = req.sym;
+	/* "$arg*" and friends may turn into several arguments */
+	xargv = traceprobe_expand_meta_args(argc, argv, &xargc, abuf,
+					    sizeof(abuf), &ctx);
+	ret = PTR_ERR_OR_ZERO(xargv);
+	if (ret) {
+		xargv = NULL;
+		goto out;
+	}
+	if (xargv) {
+		argv = xargv;
+		argc = xargc;
+	}
+	ret = argc > MAX_TRACE_ARGS ? -E2BIG :
+	      traceprobe_expand_dentry_args(argc, argv, &dbuf);
+	if (ret)
+		goto out;
+
+	kev = kev_alloc(&req, argc);
+	if (IS_ERR(kev)) {
+		ret = PTR_ERR(kev);
+		kev = NULL;
+		goto out;
+	}
+
+	for (i = 0; i < argc; i++) {
+		trace_probe_log_set_index(i + 2);
+		ctx.offset = 0;
+		ret = traceprobe_parse_probe_arg(&kev->tp, i, argv[i], &ctx);
+		if (ret)
+			goto out;
+	}
+	/* a return probe using entry values saves them at the entry */
+	if (kev->is_return && kev->tp.entry_arg) {
+		kev->krp.entry_handler = kev_save_entry;
+		kev->krp.data_size = traceprobe_get_entry_data_size(&kev->tp);
+	}
+
+	ret = traceprobe_set_print_fmt(&kev->tp, kev->is_return ?
+				       PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+	if (ret < 0)
+		goto out;
+
+	ret = kev_install(kev);
+	if (ret)
+		kev_log_install_error(ret);
+	else
+		kev = NULL;	/* published */
+out:
+	traceprobe_finish_parse(&ctx);
+	trace_probe_log_clear();
+	kev_free(kev);
+	kfree(xargv);
+	kfree(req.sym);
+	kfree(dbuf);
+	return ret;
+}
+
+/* dyn_event .create.  Context: process, dyn_event_ops_mutex held. */
+static int kev_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, kev_create_argv);
+}
+
+/* Run one kprobe_events command: "-:..." deletes, anything else creates. */
+static int kev_command(const char *cmd)
+{
+	int ret;
+
+	if (*cmd == '-')
+		ret = dyn_event_release(cmd, &kev_dyn_ops);
+	else
+		ret = dyn_event_create(cmd, &kev_dyn_ops);
+	/* -ECANCELED: the command is no kprobe command at all */
+	return ret != -ECANCELED ? ret : -EINVAL;
+}
+
+/* ---- listing and matching ---- */
+
+static bool kev_match(const char *system, const char *event,
+		      int argc, const char **argv, struct dyn_event *ev)
+{
+	struct kprobe_ev *kev = kev_of_dyn(ev);
+	struct kprobe *kp = &kev->krp.kp;
+	char place[MAX_ARGSTR_LEN + 1];
+
+	if (event[0] && strcmp(trace_probe_name(&kev->tp), event))
+		return false;
+	if (system && strcmp(trace_probe_group_name(&kev->tp), system))
+		return false;
+	if (!argc)
+		return true;
+
+	/* the place, as kev_show() prints it */
+	if (!kev->sym)
+		snprintf(place, sizeof(place), "0x%p", kp->addr);
+	else if (kp->offset)
+		snprintf(place, sizeof(place), "%s+%u", kev->sym, kp->offset);
+	else
+		snprintf(place, sizeof(place), "%s", kev->sym);
+	if (strcmp(place, argv[0]))
+		return false;
+
+	return trace_probe_match_command_args(&kev->tp, argc - 1, argv + 1);
+}
+
+static int kev_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct kprobe_ev *kev = kev_of_dyn(ev);
+	struct kprobe *kp = &kev->krp.kp;
+	struct probe_arg *arg;
+
+	if (kev->is_return) {
+		seq_putc(m, 'r');
+		if (kev->krp.maxactive)
+			seq_printf(m, "%d", kev->krp.maxactive);
+	} else {
+		seq_putc(m, 'p');
+	}
+	seq_printf(m, ":%s/%s", trace_probe_group_name(&kev->tp),
+		   trace_probe_name(&kev->tp));
+
+	if (!kev->sym)
+		seq_printf(m, " 0x%p", kp->addr);
+	else if (kp->offset)
+		seq_printf(m, " %s+%u", kev->sym, kp->offset);
+	else
+		seq_printf(m, " %s", kev->sym);
+
+	for (arg = kev->tp.args; arg < kev->tp.args + kev->tp.nr_args; arg++)
+		seq_printf(m, " %s=%s", arg->name, arg->comm);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static int kev_seq_show(struct seq_file *m, void *v)
+{
+	return kev_of_dyn(v) ? kev_show(m, v) : 0;
+}
+
+static const struct seq_operations kev_seq_ops = {
+	.start	= dyn_event_seq_start,
+	.next	= dyn_event_seq_next,
+	.stop	= dyn_event_seq_stop,
+	.show	= kev_seq_show,
+};
+
+static int kev_events_open(struct inode *inode, struct file *file)
+{
+	bool truncate = (file->f_mode & FMODE_WRITE) &&
+			(file->f_flags & O_TRUNC);
+	int ret = security_locked_down(LOCKDOWN_TRACEFS);
+
+	/* "> kprobe_events" removes every kprobe event */
+	if (!ret && truncate)
+		ret = dyn_events_release_all(&kev_dyn_ops);
+	return ret < 0 ? ret : seq_open(file, &kev_seq_ops);
+}
+
+static ssize_t kev_events_write(struct file *file, const char __user *buf,
+				size_t count, loff_t *ppos)
+{
+	return trace_parse_run_command(file, buf, count, ppos, kev_command);
+}
+
+static const struct file_operations kev_events_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kev_events_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= seq_release,
+	.write		= kev_events_write,
+};
+
+static int kev_profile_show(struct seq_file *m, void *v)
+{
+	struct kprobe_ev *kev = kev_of_dyn(v);
+
+	if (kev)
+		seq_printf(m, "  %-44s %15lu %15lu\n",
+			   trace_probe_name(&kev->tp), kev_hit_count(kev),
+			   kev_miss_count(kev));
+	return 0;
+}
+
+static const struct seq_operations kev_profile_seq_ops = {
+	.start	= dyn_event_seq_start,
+	.next	= dyn_event_seq_next,
+	.stop	= dyn_event_seq_stop,
+	.show	= kev_profile_show,
+};
+
+static int kev_profile_open(struct inode *inode, struct file *file)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS) ?:
+	       seq_open(file, &kev_profile_seq_ops);
+}
+
+static const struct file_operations kev_profile_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kev_profile_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= seq_release,
+};
+
+/* ---- the hit path ---- */
+
+/*
+ * Values only a kprobe context has: registers, stack, arguments, the
+ * return value and the entry data of a return probe.  False if @code
+ * loads something else (immediates, comm, ...), which the engine does.
+ */
+static nokprobe_inline bool
+kev_load_context(struct fetch_insn *code, struct pt_regs *regs, void *edata,
+		 unsigned long *val)
+{
+	switch (code->op) {
+	case FETCH_OP_RETVAL:
+		*val = regs_return_value(regs);
+		return true;
+	case FETCH_OP_REG:
+		*val = regs_get_register(regs, code->param);
+		return true;
+	case FETCH_OP_STACKP:
+		*val = kernel_stack_pointer(regs);
+		return true;
+	case FETCH_OP_STACK:
+		*val = regs_get_kernel_stack_nth(regs, code->param);
+		return true;
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+	case FETCH_OP_EDATA:
+		*val = *(unsigned long *)(edata + code->offset);
+		return true;
+	case FETCH_OP_ARG:
+		*val = regs_get_kernel_argument(regs, code->param);
+		return true;
+#endif
+	default:
+		return false;
+	}
+}
+
+/*
+ * Run the fetch program @code of one argument on the probed context @rec
+ * (a pt_regs), storing into @dest.  Called by the engine's templates.
+ * Not verified: the program is built by the parser, not by users.
+ */
+static int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+		   void *dest, void *base)
+{
+	unsigned long val;
+	int ret;
+
+	/* @SYM arguments start with a placeholder for the symbol */
+	while (code->op == FETCH_NOP_SYMBOL)
+		code++;
+
+	if (!kev_load_context(code, rec, edata, &val)) {
+		ret = process_common_fetch_insn(code, &val);
+		if (ret < 0)
+			return ret;
+	}
+	return process_fetch_insn_bottom(code + 1, val, dest, base);
+}
+NOKPROBE_SYMBOL(process_fetch_insn)
+
+/* One hit, as the record writers see it. */
+struct kev_hit {
+	struct pt_regs	*regs;
+	void		*edata;		/* entry data of a return probe */
+	unsigned long	func;		/* the probed address */
+	unsigned long	ret_ip;		/* return probes: the return address */
+	int		dsize;		/* dynamic data bytes; -1: not known yet */
+};
+
+static nokprobe_inline size_t kev_head_size(struct kprobe_ev *kev)
+{
+	return kev->is_return ? sizeof(struct kretprobe_trace_entry_head) :
+				sizeof(struct kprobe_trace_entry_head);
+}
+
+static nokprobe_inline int kev_dsize(struct kprobe_ev *kev, struct kev_hit *h)
+{
+	if (h->dsize < 0)
+		h->dsize = __get_data_size(&kev->tp, h->regs, h->edata);
+	return h->dsize;
+}
+
+/* Fill a record after its trace_entry: the head, then the arguments. */
+static nokprobe_inline void
+kev_fill(struct kprobe_ev *kev, void *rec, size_t head, struct kev_hit *h)
+{
+	if (kev->is_return) {
+		struct kretprobe_trace_entry_head *r = rec;
+
+		r->func = h->func;
+		r->ret_ip = h->ret_ip;
+	} else {
+		struct kprobe_trace_entry_head *e = rec;
+
+		e->ip = h->func;
+	}
+	store_trace_args(rec + head, &kev->tp, h->regs, h->edata, head,
+			 h->dsize);
+}
+
+/* Write one record into every instance's ring buffer the event is on. */
+static nokprobe_inline void kev_to_rings(struct kprobe_ev *kev,
+					 struct kev_hit *h)
+{
+	struct trace_event_buffer fbuffer;
+	struct event_file_link *link;
+	size_t head = kev_head_size(kev);
+	size_t size;
+	void *rec;
+
+	trace_probe_for_each_link_rcu(link, &kev->tp) {
+		if (trace_trigger_soft_disabled(link->file))
+			continue;
+		size = head + kev->tp.size + kev_dsize(kev, h);
+		rec = trace_event_buffer_reserve(&fbuffer, link->file, size);
+		if (!rec)
+			continue;
+		fbuffer.regs = h->regs;
+		kev_fill(kev, rec, head, h);
+		trace_event_buffer_commit(&fbuffer);
+	}
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * Run the BPF programs and feed the perf events of this CPU.  Returns 1
+ * if a BPF program moved the entry probe's ip (bpf_override_return()):
+ * the probed instruction must then not run.
+ */
+static nokprobe_inline int kev_to_perf(struct kprobe_ev *kev,
+				       struct kev_hit *h)
+{
+	struct trace_event_call *call = trace_probe_event_call(&kev->tp);
+	size_t head = kev_head_size(kev);
+	struct hlist_head *list;
+	int size, rctx;
+	void *rec;
+
+	if (bpf_prog_array_valid(call)) {
+		unsigned long ip = instruction_pointer(h->regs);
+		unsigned int keep = trace_call_bpf(call, h->regs);
+
+		if (!kev->is_return && ip != instruction_pointer(h->regs))
+			return 1;
+		if (!keep)
+			return 0;
+	}
+
+	list = this_cpu_ptr(call->perf_events);
+	if (hlist_empty(list))
+		return 0;
+
+	/* the u32 size field perf puts before the record keeps u64 alignment */
+	size = ALIGN(head + kev->tp.size + kev_dsize(kev, h) + sizeof(u32),
+		     sizeof(u64)) - sizeof(u32);
+	rec = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!rec)
+		return 0;
+	/* no stale bytes to user space, should a string shrink meanwhile */
+	memset(rec + head, 0, size - head);
+	kev_fill(kev, rec, head, h);
+	perf_trace_buf_submit(rec, size, rctx, call->event.type, 1, h->regs,
+			      list, NULL);
+	return 0;
+}
+#else
+static nokprobe_inline int kev_to_perf(struct kprobe_ev *kev,
+				       struct kev_hit *h)
+{
+	return 0;
+}
+#endif
+
+static nokprobe_inline int kev_hit(struct kprobe_ev *kev, struct kev_hit *h)
+{
+	unsigned int flags = trace_probe_load_flag(&kev->tp);
+	int ret = 0;
+
+	raw_cpu_inc(*kev->hits);
+	if (flags & TP_FLAG_TRACE)
+		kev_to_rings(kev, h);
+	if (flags & TP_FLAG_PROFILE)
+		ret = kev_to_perf(kev, h);
+	return ret;
+}
+
+/* kprobe pre_handler.  Context: kprobe handler (see top of file). */
+static int kev_hit_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kprobe_ev *kev = container_of(kp, struct kprobe_ev, krp.kp);
+	struct kev_hit h = {
+		.regs	= regs,
+		.func	= (unsigned long)kp->addr,
+		.dsize	= -1,
+	};
+
+	return kev_hit(kev, &h);
+}
+NOKPROBE_SYMBOL(kev_hit_entry);
+
+/* kretprobe handler.  Context: kprobe handler (see top of file). */
+static int kev_hit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct kprobe_ev *kev;
+	struct kev_hit h = {
+		.regs	= regs,
+		.edata	= ri->data,
+		.ret_ip	= get_kretprobe_retaddr(ri),
+		.dsize	= -1,
+	};
+
+	/* the kretprobe may be going away on another CPU */
+	if (unlikely(!rp))
+		return 0;
+	kev = container_of(rp, struct kprobe_ev, krp);
+	h.func = (unsigned long)rp->kp.addr;
+	kev_hit(kev, &h);
+	return 0;
+}
+NOKPROBE_SYMBOL(kev_hit_return);
+
+/*
+ * kretprobe entry_handler, set only for return probes that use entry
+ * values ($argN etc.): save them in the instance for kev_hit_return().
+ * Context: kprobe handler (see top of file).
+ */
+static int kev_save_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+	struct trace_probe *tp;
+
+	if (unlikely(!rp))
+		return -ENOENT;	/* no return hook for a dying probe */
+	tp = &container_of(rp, struct kprobe_ev, krp)->tp;
+	store_trace_entry_data(ri->data, tp, regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(kev_save_entry);
+
+/* ---- the trace event ---- */
+
+static enum print_line_t kev_print(struct trace_iterator *iter, int flags,
+				   struct trace_event *event)
+{
+	struct trace_event_call *call =
+		container_of(event, struct trace_event_call, event);
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct kprobe_ev *kev;
+	struct trace_seq *s = &iter->seq;
+	unsigned long at, from = 0;
+	void *args;
+
+	if (WARN_ON_ONCE(!tp))
+		goto out;
+	kev = container_of(tp, struct kprobe_ev, tp);
+
+	if (kev->is_return) {
+		struct kretprobe_trace_entry_head *r = (void *)iter->ent;
+
+		at = r->ret_ip;
+		from = r->func;
+		args = r + 1;
+	} else {
+		struct kprobe_trace_entry_head *e = (void *)iter->ent;
+
+		at = e->ip;
+		args = e + 1;
+	}
+
+	trace_seq_printf(s, "%s: (", trace_probe_name(tp));
+	if (!seq_print_ip_sym(s, at, flags | TRACE_ITER_SYM_OFFSET))
+		goto out;
+	if (kev->is_return) {
+		trace_seq_puts(s, " <- ");
+		if (!seq_print_ip_sym(s, from, flags & ~TRACE_ITER_SYM_OFFSET))
+			goto out;
+	}
+	trace_seq_putc(s, ')');
+	if (trace_probe_print_args(s, tp->args, tp->nr_args, args,
+				   iter->ent) < 0)
+		goto out;
+	trace_seq_putc(s, '\n');
+out:
+	return trace_handle_return(s);
+}
+
+static int kev_define_fields(struct trace_event_call *event_call)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(event_call);
+	int ret;
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENOENT;
+
+	if (container_of(tp, struct kprobe_ev, tp)->is_return) {
+		struct kretprobe_trace_entry_head field;
+
+		DEFINE_FIELD(unsigned long, func, FIELD_STRING_FUNC, 0);
+		DEFINE_FIELD(unsigned long, ret_ip, FIELD_STRING_RETIP, 0);
+
+		return traceprobe_define_arg_fields(event_call, sizeof(field),
+						    tp);
+	} else {
+		struct kprobe_trace_entry_head field;
+
+		DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
+
+		return traceprobe_define_arg_fields(event_call, sizeof(field),
+						    tp);
+	}
+}
+
+static struct trace_event_functions kev_event_funcs = {
+	.trace	= kev_print,
+};
+
+static struct trace_event_fields kev_event_fields[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = kev_define_fields },
+	{}
+};
+
+/*
+ * trace_event_class .reg: the trace core turns recording into a ring
+ * buffer (@data is the file) or perf on and off.
+ * Context: event_mutex held.  (The boot-time selftest calls the enable
+ * and disable functions directly, alone in the system.)
+ */
+static int kev_reg(struct trace_event_call *call, enum trace_reg type,
+		   void *data)
+{
+	struct trace_event_file *file = data;
+	bool on;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+	case TRACE_REG_UNREGISTER:
+		on = type == TRACE_REG_REGISTER;
+		break;
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+	case TRACE_REG_PERF_UNREGISTER:
+		on = type == TRACE_REG_PERF_REGISTER;
+		file = NULL;		/* perf */
+		break;
+#endif
+	default:
+		return 0;		/* perf open/close/add/del */
+	}
+	return on ? kev_event_enable(call, file) : kev_event_disable(call, file);
+}
+
+static void kev_setup_call(struct kprobe_ev *kev)
+{
+	struct trace_event_call *call = trace_probe_event_call(&kev->tp);
+
+	call->event.funcs = &kev_event_funcs;
+	call->class->fields_array = kev_event_fields;
+	call->class->reg = kev_reg;
+	call->flags = TRACE_EVENT_FL_KPROBE;
+}
+
+/* ---- perf and BPF ---- */
+
+#ifdef CONFIG_PERF_EVENTS
+/**
+ * bpf_get_kprobe_info - describe the kprobe behind a perf event for BPF
+ * @event: a perf event on a kprobe event (TRACE_EVENT_FL_KPROBE)
+ * @fd_type: set to BPF_FD_TYPE_KPROBE or BPF_FD_TYPE_KRETPROBE
+ * @symbol: set to the probed "[MOD:]SYM", or NULL for an address probe
+ * @probe_offset: set to the offset from @symbol
+ * @probe_addr: set to the probed address if the caller may see kernel
+ *	addresses, else 0
+ * @missed: if not NULL, set to the missed-hit count
+ * @perf_type_tracepoint: @event was opened as a tracepoint on a kprobe
+ *	event from kprobe_events, rather than on the kprobe PMU
+ *
+ * The perf event holds a reference on its trace event, so the probe
+ * cannot go away meanwhile.
+ * Context: process.
+ *
+ * Return: 0, or -EINVAL if @event is not on a kprobe event.
+ */
+int bpf_get_kprobe_info(const struct perf_event *event, u32 *fd_type,
+			const char **symbol, u64 *probe_offset,
+			u64 *probe_addr, unsigned long *missed,
+			bool perf_type_tracepoint)
+{
+	struct kprobe_ev *kev = kev_of_call(event->tp_event);
+
+	if (!kev)
+		return -EINVAL;
+
+	*fd_type = kev->is_return ? BPF_FD_TYPE_KRETPROBE : BPF_FD_TYPE_KPROBE;
+	*probe_offset = kev->krp.kp.offset;
+	*probe_addr = kallsyms_show_value(current_cred()) ?
+		      (unsigned long)kev->krp.kp.addr : 0;
+	*symbol = kev->sym;
+	if (missed)
+		*missed = kev_miss_count(kev);
+	return 0;
+}
+
+/**
+ * create_local_trace_kprobe - make a kprobe event for the perf kprobe PMU
+ * @func: "[MOD:]SYM" to probe, or NULL to probe @addr
+ * @addr: the address to probe when @func is NULL
+ * @offs: offset from @func (ignored with @addr)
+ * @is_return: make a kretprobe
+ *
+ * The event is not published in tracefs or on the dyn_event list and
+ * has no arguments; the caller owns it and frees it with
+ * destroy_local_trace_kprobe().  It is armed disabled.
+ * Context: process, may sleep; does not need event_mutex.
+ *
+ * Return: the event's trace_event_call, or an ERR_PTR(): -EADDRNOTAVAIL
+ * for an ambiguous @func, -ENOENT for an unknown one, a registration
+ * error, or -ENOMEM.
+ */
+struct trace_event_call *
+create_local_trace_kprobe(char *func, void *addr, unsigned long offs,
+			  bool is_return)
+{
+	struct kev_req req = {
+		.event		= func ? func : "DUMMY_EVENT",
+		.group		= KPROBE_EVENT_SYSTEM,
+		.addr		= addr,
+		.offs		= offs,
+		.is_return	= is_return,
+	};
+	struct kprobe_ev *kev;
+	int ret;
+
+	if (func) {
+		ret = kev_check_symbol(func);
+		if (ret)
+			return ERR_PTR(ret);
+		req.sym = kstrdup(func, GFP_KERNEL);
+		if (!req.sym)
+			return ERR_PTR(-ENOMEM);
+	}
+
+	/* Never looked up by name: the name needs not be unique. */
+	kev = kev_alloc(&req, 0);
+	kfree(req.sym);
+	if (IS_ERR(kev)) {
+		pr_info("Failed to allocate trace_probe.(%d)\n",
+			(int)PTR_ERR(kev));
+		return ERR_CAST(kev);
+	}
+	kev_setup_call(kev);
+
+	if (traceprobe_set_print_fmt(&kev->tp, is_return ? PROBE_PRINT_RETURN :
+				     PROBE_PRINT_NORMAL) < 0)
+		ret = -ENOMEM;
+	else
+		ret = kev_arm(kev);
+	if (!ret)
+		return trace_probe_event_call(&kev->tp);
+	kev_free(kev);
+	return ERR_PTR(ret);
+}
+
+/**
+ * destroy_local_trace_kprobe - free an event of create_local_trace_kprobe()
+ * @event_call: the event; perf must have stopped using it
+ *
+ * Context: process, may sleep.
+ */
+void destroy_local_trace_kprobe(struct trace_event_call *event_call)
+{
+	struct kprobe_ev *kev = kev_of_call(event_call);
+
+	if (WARN_ON_ONCE(!kev))
+		return;
+	if (WARN_ON(trace_probe_is_enabled(&kev->tp)))
+		return;
+	kev_disarm(kev);
+	kev_free(kev);
+}
+#endif /* CONFIG_PERF_EVENTS */
+
+/* ---- in-kernel command API (trace_events.h) ---- */
+
+static int kev_run_cmd(struct dynevent_cmd *cmd)
+{
+	return kev_command(cmd->seq.buffer);
+}
+
+/**
+ * kprobe_event_cmd_init - prepare a command that creates a kprobe event
+ * @cmd: the command to prepare
+ * @buf: the buffer the command text is built in
+ * @maxlen: size of @buf
+ *
+ * Call this first, then kprobe_event_gen_cmd_start() (or
+ * kretprobe_event_gen_cmd_start()), optionally kprobe_event_add_fields(),
+ * and finally kprobe_event_gen_cmd_end() to create the event.
+ * Context: any.
+ */
+void kprobe_event_cmd_init(struct dynevent_cmd *cmd, char *buf, int maxlen)
+{
+	dynevent_cmd_init(cmd, buf, maxlen, DYNEVENT_TYPE_KPROBE, kev_run_cmd);
+}
+EXPORT_SYMBOL_GPL(kprobe_event_cmd_init);
+
+/* Append one word to @cmd. */
+static int kev_cmd_add_word(struct dynevent_cmd *cmd, const char *word)
+{
+	struct dynevent_arg arg;
+
+	dynevent_arg_init(&arg, 0);
+	arg.str = word;
+	return dynevent_arg_add(cmd, &arg, NULL);
+}
+
+/* Append the NULL-terminated fetch arguments @fields to @cmd. */
+static int kev_cmd_add_fields(struct dynevent_cmd *cmd, va_list fields)
+{
+	const char *field;
+	int ret = 0;
+
+	while (!ret && (field = va_arg(fields, const char *)))
+		ret = ++cmd->n_fields > MAX_TRACE_ARGS ? -EINVAL :
+		      kev_cmd_add_word(cmd, field);
+	return ret;
+}
+
+/**
+ * __kprobe_event_gen_cmd_start - start a kprobe event command
+ * @cmd: a command prepared by kprobe_event_cmd_init()
+ * @kretprobe: create a return probe ("r") rather than a kprobe ("p")
+ * @name: the event name; the group is "kprobes"
+ * @loc: the probed place, "[MOD:]SYM[+OFFS]" or an address
+ * @...: fetch arguments (strings), terminated by NULL
+ *
+ * Use the kprobe_event_gen_cmd_start() and kretprobe_event_gen_cmd_start()
+ * macros, which add the terminating NULL.  More arguments can follow
+ * with kprobe_event_add_fields().
+ * Context: any.
+ *
+ * Return: 0, or -EINVAL for a wrong @cmd, a NULL @loc or more than
+ * MAX_TRACE_ARGS arguments, or -E2BIG if the command buffer is full.
+ */
+int __kprobe_event_gen_cmd_start(struct dynevent_cmd *cmd, bool kretprobe,
+				 const char *name, const char *loc, ...)
+{
+	char head[MAX_EVENT_NAME_LEN];
+	va_list fields;
+	int ret;
+
+	if (cmd->type != DYNEVENT_TYPE_KPROBE || !loc)
+		return -EINVAL;
+
+	snprintf(head, sizeof(head), "%c:%s/%s", kretprobe ? 'r' : 'p',
+		 KPROBE_EVENT_SYSTEM, name);
+	ret = dynevent_str_add(cmd, head);
+	if (!ret)
+		ret = kev_cmd_add_word(cmd, loc);
+	if (!ret) {
+		va_start(fields, loc);
+		ret = kev_cmd_add_fields(cmd, fields);
+		va_end(fields);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__kprobe_event_gen_cmd_start);
+
+/**
+ * __kprobe_event_add_fields - add fetch arguments to a kprobe event command
+ * @cmd: a command started with __kprobe_event_gen_cmd_start()
+ * @...: fetch arguments (strings), terminated by NULL
+ *
+ * Use the kprobe_event_add_fields() macro, which adds the terminating
+ * NULL.  The arguments are appended in order.
+ * Context: any.
+ *
+ * Return: 0, or -EINVAL for a wrong @cmd or more than MAX_TRACE_ARGS
+ * arguments in all, or -E2BIG if the command buffer is full.
+ */
+int __kprobe_event_add_fields(struct dynevent_cmd *cmd, ...)
+{
+	va_list fields;
+	int ret;
+
+	if (cmd->type != DYNEVENT_TYPE_KPROBE)
+		return -EINVAL;
+
+	va_start(fields, cmd);
+	ret = kev_cmd_add_fields(cmd, fields);
+	va_end(fields);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__kprobe_event_add_fields);
+
+/**
+ * kprobe_event_delete - delete a kprobe event
+ * @name: the event, as "EVENT" or "GROUP/EVENT"
+ *
+ * Context: process, may sleep; takes event_mutex.
+ *
+ * Return: 0, -ENOENT if there is no such event, -EBUSY if it is in use.
+ */
+int kprobe_event_delete(const char *name)
+{
+	char cmd[MAX_EVENT_NAME_LEN];
+
+	snprintf(cmd, sizeof(cmd), "-:%s", name);
+	return kev_command(cmd);
+}
+EXPORT_SYMBOL_GPL(kprobe_event_delete);
+
+/* ---- boot time and initialisation ---- */
+
+/* "kprobe_event=CMD[;CMD...]", commas standing for spaces */
+static char kev_boot_cmds[COMMAND_LINE_SIZE] __initdata;
+
+static int __init kev_boot_param(char *str)
+{
+	strscpy(kev_boot_cmds, str, sizeof(kev_boot_cmds));
+	disable_tracing_selftest("running kprobe events");
+	return 1;
+}
+__setup("kprobe_event=", kev_boot_param);
+
+static __init void kev_boot_events(void)
+{
+	struct trace_array *tr = top_trace_array();
+	struct trace_event_file *file;
+	char *rest = kev_boot_cmds, *cmd;
+	int ret;
+
+	strreplace(kev_boot_cmds, ',', ' ');
+	while ((cmd = strsep(&rest, ";"))) {
+		if (!*cmd)
+			continue;
+		ret = kev_command(cmd);
+		if (ret)
+			pr_warn("Failed to add event(%d): %s\n", ret, cmd);
+	}
+
+	/* kprobe events defined so far record from the start */
+	if (!tr)
+		return;
+	guard(mutex)(&event_mutex);
+	list_for_each_entry(file, &tr->events, list)
+		if (file->event_call->class->reg == kev_reg)
+			trace_event_enable_disable(file, 1, 0);
+}
+
+static struct dyn_event_operations kev_dyn_ops = {
+	.create		= kev_create,
+	.show		= kev_show,
+	.is_busy	= kev_busy,
+	.free		= kev_release,
+	.match		= kev_match,
+};
+
+/*
+ * The dyn_event type exists from core_initcall on, so that kernel code
+ * can create kprobe events before tracefs is up.
+ */
+static __init int kev_init_early(void)
+{
+	int ret;
+
+	ret = dyn_event_register(&kev_dyn_ops);
+	if (ret)
+		return ret;
+	return kev_module_notifier_init() ? -EINVAL : 0;
+}
+core_initcall(kev_init_early);
+
+static __init int kev_init_tracefs(void)
+{
+	if (tracing_init_dentry())
+		return 0;
+
+	trace_create_file("kprobe_events", TRACE_MODE_WRITE, NULL, NULL,
+			  &kev_events_fops);
+	trace_create_file("kprobe_profile", TRACE_MODE_READ, NULL, NULL,
+			  &kev_profile_fops);
+	kev_boot_events();
+	return 0;
+}
+fs_initcall(kev_init_tracefs);
+
+#ifdef CONFIG_FTRACE_STARTUP_TEST
+/*
+ * Boot-time selftest: an entry probe and a return probe on
+ * kprobe_trace_selftest_target() must each hit once per call.  Runs
+ * alone at late_initcall, so it drives the events without event_mutex.
+ */
+static struct {
+	const char *cmd;
+	const char *name;
+} kev_selftests[] __initdata = {
+	{ "p:testprobe kprobe_trace_selftest_target $stack $stack0 +0($stack)",
+	  "testprobe" },
+	{ "r:testprobe2 kprobe_trace_selftest_target $retval", "testprobe2" },
+};
+
+static __init struct trace_event_file *kev_selftest_file(const char *name)
+{
+	struct trace_array *tr = top_trace_array();
+	struct trace_event_file *file;
+	struct kprobe_ev *kev;
+
+	kev = kev_find(name, KPROBE_EVENT_SYSTEM);
+	if (!kev || !tr)
+		return NULL;
+	list_for_each_entry(file, &tr->events, list)
+		if (file->event_call == trace_probe_event_call(&kev->tp))
+			return file;
+	return NULL;
+}
+
+static __init int kev_selftest(void)
+{
+	typeof(&kprobe_trace_selftest_target) target;
+	struct trace_event_file *file;
+	int i, bad = 0;
+
+	if (tracing_is_disabled())
+		return -ENODEV;
+	if (tracing_selftest_disabled)
+		return 0;
+
+	pr_info("Testing kprobe tracing: ");
+
+	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
+		file = NULL;
+		if (!kev_command(kev_selftests[i].cmd))
+			file = kev_selftest_file(kev_selftests[i].name);
+		if (WARN_ONCE(!file, "error on creating probe %s.",
+			      kev_selftests[i].name))
+			bad++;
+		else
+			kev_event_enable(file->event_call, file);
+	}
+	if (bad)
+		goto done;
+
+	/* the result keeps the compiler from dropping the call */
+	target = kprobe_trace_selftest_target;
+	if (target(1, 2, 3, 4, 5, 6) != 21)
+		bad++;
+
+	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
+		file = kev_selftest_file(kev_selftests[i].name);
+		if (WARN_ONCE(!file, "error on getting probe %s.",
+			      kev_selftests[i].name)) {
+			bad++;
+			continue;
+		}
+		if (WARN_ONCE(kev_hit_count(kev_of_call(file->event_call)) != 1,
+			      "incorrect number of %s hits.",
+			      kev_selftests[i].name))
+			bad++;
+		kev_event_disable(file->event_call, file);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
+		char cmd[MAX_EVENT_NAME_LEN];
+
+		snprintf(cmd, sizeof(cmd), "-:%s", kev_selftests[i].name);
+		if (WARN_ONCE(kev_command(cmd), "error on deleting a probe."))
+			bad++;
+	}
+done:
+	/* the optimizer must not touch probes in freed __init text */
+	wait_for_kprobe_optimizer();
+	if (bad)
+		pr_cont("NG: Some tests are failed. Please check them.\n");
+	else
+		pr_cont("OK\n");
+	return 0;
+}
+late_initcall(kev_selftest);
+#endif /* CONFIG_FTRACE_STARTUP_TEST */
