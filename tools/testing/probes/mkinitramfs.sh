@@ -32,7 +32,14 @@ ln -sf bash "$root/bin/sh"
 cp -a "$out/modroot/lib/modules/." "$root/lib/modules/"
 cp -a "$src/tools/testing/selftests/ftrace" "$root/opt/ftrace"
 cp -a "$here/guest" "$root/opt/probes"
-[ -d "$repo/tools/testing/selftests/probes" ] && cp -a "$repo/tools/testing/selftests/probes" "$root/opt/probes/selftests"
+if [ -d "$repo/tools/testing/selftests/probes" ]; then
+	cp -a "$repo/tools/testing/selftests/probes" "$root/opt/probes/selftests"
+	# C helpers of the selftests, static for the guest (no compiler there)
+	case $arch in x86_64) tcc=gcc ;; arm64) tcc=aarch64-linux-gnu-gcc ;; esac
+	for c in $(find "$root/opt/probes/selftests" -name '*.c'); do
+		$tcc -static -O2 -Wall -o "${c%.c}" "$c"
+	done
+fi
 cp "$here/guest/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
