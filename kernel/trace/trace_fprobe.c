@@ -1,0 +1,1406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Function-entry/exit (fprobe) and tracepoint (tprobe) dynamic events.
+ *
+ * Commands written to tracefs "dynamic_events":
+ *
+ *   f[:[GRP/][EVENT]] SYM [FETCHARGS]                 function entry
+ *   f[MAXACT][:[GRP/][EVENT]] SYM%return [FETCHARGS]  function exit
+ *   t[:[GRP/][EVENT]] TRACEPOINT [FETCHARGS]          tracepoint
+ *   -:[GRP/]EVENT                                     delete
+ *
+ * Every command becomes one struct trace_fprobe, the "probe".  A probe
+ * owns one struct fprobe; several probes with the same GRP/EVENT share
+ * one trace event (siblings, see trace_probe_append()).
+ *
+ * A function probe hands SYM (an ftrace filter string) to register_fprobe().
+ *
+ * A tracepoint probe cannot hook the tracepoint with a C callback of the
+ * right prototype, so it goes through the tracepoint's stub: the stub
+ * function (an empty __probestub_TP(void *data, proto...)) is connected to
+ * the tracepoint as an ordinary tracepoint callback, and an fprobe on the
+ * stub's entry sees the tracepoint arguments in its pt_regs ($arg1 is the
+ * first argument after the hidden @data).  The stub is connected once per
+ * tracepoint, however many probes use it: it is connected when the first
+ * armed probe arrives and disconnected when the last one leaves.
+ *
+ * A tracepoint probe is in one of two states:
+ *
+ *   bound    ->tpoint points to the tracepoint, the fprobe is registered
+ *            (armed) and the stub connected;
+ *   waiting  ->tpoint is NULL: the tracepoint is in a module that is not
+ *            loaded (yet, or any more).  Nothing is registered.
+ *
+ * The tracepoint module notifier moves probes between the two states: a
+ * module going away unbinds every probe bound to one of its tracepoints
+ * (which then waits for it), a module coming binds every waiting probe
+ * whose tracepoint it carries.  Deleting a waiting probe has nothing to
+ * unregister.  Whether the event is enabled is kept on the trace_probe
+ * flags and does not change with the module: a probe that is enabled while
+ * it waits starts tracing as soon as it is bound.
+ *
+ * Locking: every change to the probes (create, delete, enable, disable,
+ * bind, unbind) is made under event_mutex; creation also runs under
+ * dyn_event_ops_mutex (which protects the error log).  The module notifier
+ * is called with tracepoint_module_list_mutex held and takes event_mutex,
+ * so creation must look tracepoints up (which takes the tracepoint module
+ * list mutex) before taking event_mutex, never under it.
+ *
+ * The hit path (tfp_on_entry(), tfp_on_exit()) runs in the fprobe's
+ * context: any context ftrace traces, including NMI, with preemption
+ * disabled on entry; it takes no locks and reads the list of trace files
+ * under RCU.
+ */
+#define pr_fmt(fmt)	"trace_fprobe: " fmt
+
+#include <linux/fprobe.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/notifier.h>
+#include <linux/rculist.h>
+#include <linux/security.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+
+#include "trace_dynevent.h"
+#include "trace_probe.h"
+#include "trace_probe_kernel.h"
+#include "trace_probe_tmpl.h"
+
+#define FPROBE_DEFAULT_GROUP	"fprobes"
+#define TPROBE_DEFAULT_GROUP	"tracepoints"
+#define TFP_SUBSYSTEM		"trace_fprobe"
+
+/* Upper bound of the MAXACT prefix of an exit probe. */
+#define TFP_MAXACTIVE_LIMIT	4096
+
+enum tfp_kind {
+	TFP_FENTRY,		/* f SYM */
+	TFP_FEXIT,		/* f SYM%return */
+	TFP_TPOINT,		/* t TRACEPOINT */
+};
+
+/**
+ * struct trace_fprobe - one fprobe/tprobe command
+ * @devent:	link on the dynamic event list
+ * @fp:		the fprobe; reinitialised before each registration
+ * @symbol:	function filter (fprobe) or tracepoint name (tprobe)
+ * @kind:	entry, exit or tracepoint probe
+ * @maxactive:	MAXACT of an exit probe, 0 for the fprobe default
+ * @armed:	@fp is registered
+ * @tpoint:	bound tracepoint of a tprobe, NULL while it waits for it
+ * @tpmod:	module that owns @tpoint, NULL for a built-in tracepoint
+ * @tp:		the trace_probe (arguments and event); must be last
+ *
+ * @armed, @tpoint and @tpmod change only under event_mutex.
+ */
+struct trace_fprobe {
+	struct dyn_event	devent;
+	struct fprobe		fp;
+	char			*symbol;
+	enum tfp_kind		kind;
+	int			maxactive;
+	bool			armed;
+	struct tracepoint	*tpoint;
+	struct module		*tpmod;
+	struct trace_probe	tp;
+};
+
+/*
+ * Bumped (under event_mutex) whenever a module with tracepoints comes, so
+ * that a creation that looked a tracepoint up without event_mutex can tell
+ * whether it raced with a module load.
+ */
+static unsigned long tfp_module_epoch;
+
+/* Our type on the dynamic event list; defined at the end. */
+static struct dyn_event_operations tfp_dyn_ops;
+
+static inline bool is_tfp(struct dyn_event *ev)
+{
+	return ev->ops == &tfp_dyn_ops;
+}
+
+static inline struct trace_fprobe *dyn_to_tfp(struct dyn_event *ev)
+{
+	return container_of(ev, struct trace_fprobe, devent);
+}
+
+static inline struct trace_fprobe *tp_to_tfp(struct trace_probe *tp)
+{
+	return container_of(tp, struct trace_fprobe, tp);
+}
+
+/*
+ * The next fprobe/tprobe on the dynamic event list after @ev (NULL: from
+ * the start), or NULL.  Caller holds event_mutex.
+ */
+static struct trace_fprobe *tfp_next(struct trace_fprobe *tf)
+{
+	struct list_head *pos = tf ? &tf->devent.list : &dyn_event_list;
+
+	for (pos = pos->next; pos != &dyn_event_list; pos = pos->next) {
+		struct dyn_event *ev = list_entry(pos, struct dyn_event, list);
+
+		if (is_tfp(ev))
+			return dyn_to_tfp(ev);
+	}
+	return NULL;
+}
+
+static inline bool tfp_is_exit(const struct trace_fprobe *tf)
+{
+	return tf->kind == TFP_FEXIT;
+}
+
+static inline bool tfp_is_tprobe(const struct trace_fprobe *tf)
+{
+	return tf->kind == TFP_TPOINT;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hit path                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Load the value the first instruction of a fetch program names into *@val:
+ * the sources an fprobe hit provides (registers, stack, entry data), else
+ * the engine's common ones.  Returns 0 or -EILSEQ.
+ */
+static nokprobe_inline int tfp_load_source(struct fetch_insn *code,
+					   struct pt_regs *regs, void *edata,
+					   unsigned long *val)
+{
+	switch (code->op) {
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+	case FETCH_OP_ARG:
+		*val = regs_get_kernel_argument(regs, code->param);
+		return 0;
+	case FETCH_OP_EDATA:	/* saved at entry by store_trace_entry_data() */
+		memcpy(val, edata + code->offset, sizeof(*val));
+		return 0;
+#endif
+	case FETCH_OP_RETVAL:
+		*val = regs_return_value(regs);
+		return 0;
+	case FETCH_OP_STACK:
+		*val = regs_get_kernel_stack_nth(regs, code->param);
+		return 0;
+	case FETCH_OP_STACKP:
+		*val = kernel_stack_pointer(regs);
+		return 0;
+	default:
+		return process_common_fetch_insn(code, val);
+	}
+}
+
+/*
+ * The engine's per-probe-type hook (see trace_probe_tmpl.h): run fetch
+ * program @code against the registers @rec of a hit.
+ */
+static int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+		   void *dest, void *base)
+{
+	unsigned long val;
+	int err;
+
+	/* A resolved @SYM leaves its name holder in front of the IMM. */
+	if (code->op == FETCH_NOP_SYMBOL)
+		code++;
+
+	err = tfp_load_source(code, rec, edata, &val);
+	if (err < 0)
+		return err;
+	return process_fetch_insn_bottom(code + 1, val, dest, base);
+}
+NOKPROBE_SYMBOL(process_fetch_insn)
+
+/**
+ * struct tfp_hit - what one probe hit records
+ * @where:	entry: probed address; exit: the function's entry address
+ * @ret_ip:	exit only: where the function returns to
+ * @regs:	registers at the probe
+ * @edata:	exit only: data saved by the entry handler
+ * @dsize:	bytes of dynamic (string) data the arguments need
+ */
+struct tfp_hit {
+	unsigned long	where;
+	unsigned long	ret_ip;
+	struct pt_regs	*regs;
+	void		*edata;
+	int		dsize;
+};
+
+static inline int tfp_head_size(const struct trace_fprobe *tf)
+{
+	return tfp_is_exit(tf) ? sizeof(struct fexit_trace_entry_head) :
+				 sizeof(struct fentry_trace_entry_head);
+}
+
+/* Fill the record after the common trace_entry: addresses, then args. */
+static void tfp_fill_record(struct trace_fprobe *tf, void *rec,
+			    const struct tfp_hit *hit)
+{
+	int head = tfp_head_size(tf);
+
+	if (tfp_is_exit(tf)) {
+		struct fexit_trace_entry_head *x = rec;
+
+		x->func = hit->where;
+		x->ret_ip = hit->ret_ip;
+	} else {
+		struct fentry_trace_entry_head *e = rec;
+
+		e->ip = hit->where;
+	}
+	store_trace_args(rec + head, &tf->tp, hit->regs, hit->edata, head,
+			 hit->dsize);
+}
+NOKPROBE_SYMBOL(tfp_fill_record);
+
+static void tfp_to_ring(struct trace_fprobe *tf, const struct tfp_hit *hit,
+			struct trace_event_file *file)
+{
+	struct trace_event_buffer fbuffer;
+	void *rec;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+
+	rec = trace_event_buffer_reserve(&fbuffer, file,
+					 tfp_head_size(tf) + tf->tp.size +
+					 hit->dsize);
+	if (!rec)
+		return;
+
+	fbuffer.regs = hit->regs;
+	tfp_fill_record(tf, rec, hit);
+	trace_event_buffer_commit(&fbuffer);
+}
+NOKPROBE_SYMBOL(tfp_to_ring);
+
+#ifdef CONFIG_PERF_EVENTS
+static void tfp_to_perf(struct trace_fprobe *tf, const struct tfp_hit *hit)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tf->tp);
+	struct hlist_head *head;
+	int used, size, rctx;
+	void *rec;
+
+	used = tfp_head_size(tf) + tf->tp.size + hit->dsize;
+	/* perf prefixes the raw record with a u32 size; keep it u64 aligned */
+	size = ALIGN(used + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	if (size > PERF_MAX_TRACE_SIZE)
+		return;	/* too many or too long strings for perf */
+
+	preempt_disable_notrace();
+	head = this_cpu_ptr(call->perf_events);
+	if (hlist_empty(head))
+		goto out;
+
+	rec = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!rec)
+		goto out;
+
+	tfp_fill_record(tf, rec, hit);
+	if (size > used)
+		memset(rec + used, 0, size - used);
+	perf_trace_buf_submit(rec, size, rctx, call->event.type, 1, hit->regs,
+			      head, NULL);
+out:
+	preempt_enable_notrace();
+}
+NOKPROBE_SYMBOL(tfp_to_perf);
+#else
+static inline void tfp_to_perf(struct trace_fprobe *tf,
+			       const struct tfp_hit *hit)
+{
+}
+#endif
+
+/* Record one hit in every sink the event is enabled for. */
+static void tfp_record(struct trace_fprobe *tf, struct tfp_hit *hit)
+{
+	unsigned int flags = trace_probe_load_flag(&tf->tp);
+	struct event_file_link *link;
+
+	if (!(flags & (TP_FLAG_TRACE | TP_FLAG_PROFILE)))
+		return;
+
+	hit->dsize = __get_data_size(&tf->tp, hit->regs, hit->edata);
+
+	if (flags & TP_FLAG_TRACE) {
+		rcu_read_lock();
+		trace_probe_for_each_link_rcu(link, &tf->tp)
+			tfp_to_ring(tf, hit, link->file);
+		rcu_read_unlock();
+	}
+	if (flags & TP_FLAG_PROFILE)
+		tfp_to_perf(tf, hit);
+}
+NOKPROBE_SYMBOL(tfp_record);
+
+/*
+ * fprobe entry handler.  An entry or tracepoint probe records here; an exit
+ * probe only saves the entry values its $argN need and lets the exit run.
+ */
+static int tfp_on_entry(struct fprobe *fp, unsigned long entry_ip,
+			unsigned long ret_ip, struct pt_regs *regs,
+			void *entry_data)
+{
+	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
+	struct tfp_hit hit = {
+		.where	= entry_ip,
+		.regs	= regs,
+	};
+
+	if (tfp_is_exit(tf)) {
+		store_trace_entry_data(entry_data, &tf->tp, regs);
+		return 0;
+	}
+	tfp_record(tf, &hit);
+	return 0;
+}
+NOKPROBE_SYMBOL(tfp_on_entry);
+
+/* fprobe exit handler of an exit probe. */
+static void tfp_on_exit(struct fprobe *fp, unsigned long entry_ip,
+			unsigned long ret_ip, struct pt_regs *regs,
+			void *entry_data)
+{
+	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
+	struct tfp_hit hit = {
+		.where	= entry_ip,
+		.ret_ip	= ret_ip,
+		.regs	= regs,
+		.edata	= entry_data,
+	};
+
+	tfp_record(tf, &hit);
+}
+NOKPROBE_SYMBOL(tfp_on_exit);
+
+/* ------------------------------------------------------------------ */
+/* Event output and format                                             */
+/* ------------------------------------------------------------------ */
+
+/* "(where)" of an entry/tracepoint hit, "(ret_ip <- func)" of an exit. */
+static bool tfp_print_location(struct trace_seq *s, struct trace_fprobe *tf,
+			       struct trace_entry *ent, int flags)
+{
+	const struct fexit_trace_entry_head *x = (const void *)ent;
+	const struct fentry_trace_entry_head *e = (const void *)ent;
+	int with_offs = flags | TRACE_ITER_SYM_OFFSET;
+
+	trace_seq_putc(s, '(');
+	if (!tfp_is_exit(tf))
+		return seq_print_ip_sym(s, e->ip, with_offs);
+
+	if (!seq_print_ip_sym(s, x->ret_ip, with_offs))
+		return false;
+	trace_seq_puts(s, " <- ");
+	return seq_print_ip_sym(s, x->func, flags & ~TRACE_ITER_SYM_OFFSET);
+}
+
+/* trace_event_functions.trace: one line of the "trace" file. */
+static enum print_line_t tfp_print(struct trace_iterator *iter, int flags,
+				   struct trace_event *event)
+{
+	struct trace_event_call *call =
+		container_of(event, struct trace_event_call, event);
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct trace_seq *s = &iter->seq;
+	struct trace_fprobe *tf;
+	u8 *args;
+
+	if (WARN_ON_ONCE(!tp))
+		return trace_handle_return(s);
+	tf = tp_to_tfp(tp);
+	args = (u8 *)iter->ent + tfp_head_size(tf);
+
+	trace_seq_printf(s, "%s: ", trace_probe_name(tp));
+	if (tfp_print_location(s, tf, iter->ent, flags)) {
+		trace_seq_putc(s, ')');
+		if (!trace_probe_print_args(s, tp->args, tp->nr_args, args,
+					    iter->ent))
+			trace_seq_putc(s, '\n');
+	}
+	return trace_handle_return(s);
+}
+
+/* trace_event_fields.define_fields: the record head, then the args. */
+static int tfp_define_fields(struct trace_event_call *call)
+{
+	static const struct {
+		const char	*name;
+		size_t		offset;
+	} fexit_head[] = {
+		{ FIELD_STRING_FUNC, offsetof(struct fexit_trace_entry_head, func) },
+		{ FIELD_STRING_RETIP, offsetof(struct fexit_trace_entry_head, ret_ip) },
+	}, fentry_head[] = {
+		{ FIELD_STRING_IP, offsetof(struct fentry_trace_entry_head, ip) },
+	};
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	const typeof(fexit_head[0]) *head;
+	struct trace_fprobe *tf;
+	int i, n, err;
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENOENT;
+	tf = tp_to_tfp(tp);
+	if (tfp_is_exit(tf)) {
+		head = fexit_head;
+		n = ARRAY_SIZE(fexit_head);
+	} else {
+		head = fentry_head;
+		n = ARRAY_SIZE(fentry_head);
+	}
+
+	for (i = 0; i < n; i++) {
+		err = trace_define_field(call, "unsigned long", head[i].name,
+					 head[i].offset, sizeof(unsigned long),
+					 0, FILTER_OTHER);
+		if (err)
+			return err;
+	}
+	return traceprobe_define_arg_fields(call, tfp_head_size(tf), tp);
+}
+
+static struct trace_event_functions tfp_event_funcs = {
+	.trace	= tfp_print,
+};
+
+static struct trace_event_fields tfp_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = tfp_define_fields },
+	{}
+};
+
+/* ------------------------------------------------------------------ */
+/* Arming: fprobe and tracepoint stub registration                     */
+/* ------------------------------------------------------------------ */
+
+/* (Re)initialise @tf->fp for a registration; it must not be registered. */
+static void tfp_setup_fprobe(struct trace_fprobe *tf)
+{
+	memset(&tf->fp, 0, sizeof(tf->fp));
+
+	if (tfp_is_exit(tf)) {
+		tf->fp.exit_handler = tfp_on_exit;
+		tf->fp.nr_maxactive = tf->maxactive;
+		if (tf->tp.entry_arg) {
+			tf->fp.entry_handler = tfp_on_entry;
+			tf->fp.entry_data_size =
+				traceprobe_get_entry_data_size(&tf->tp);
+		}
+	} else {
+		tf->fp.entry_handler = tfp_on_entry;
+	}
+
+	if (!trace_probe_is_enabled(&tf->tp))
+		tf->fp.flags |= FPROBE_FL_DISABLED;
+}
+
+/*
+ * Is the stub of @tpoint connected for another armed probe than @self?
+ * Caller holds event_mutex.
+ */
+static bool tfp_stub_shared(struct tracepoint *tpoint,
+			    struct trace_fprobe *self)
+{
+	struct trace_fprobe *tf;
+
+	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
+		if (tf != self && tf->armed && tf->tpoint == tpoint)
+			return true;
+	}
+	return false;
+}
+
+/* Is @sym an ftrace filter pattern rather than one symbol name? */
+static bool tfp_is_pattern(const char *sym)
+{
+	return !!strpbrk(sym, "*?[!");
+}
+
+/* Resolve @SYM arguments; done again at each arming (module symbols). */
+static int tfp_resolve_args(struct trace_fprobe *tf)
+{
+	int i, err;
+
+	for (i = 0; i < tf->tp.nr_args; i++) {
+		err = traceprobe_update_arg(&tf->tp.args[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * tfp_arm - register the fprobe of a probe
+ * @tf: an unarmed probe; a tprobe must be bound (->tpoint set)
+ *
+ * Context: process, event_mutex held.
+ * Return: 0 or a negative errno from the registration.
+ */
+static int tfp_arm(struct trace_fprobe *tf)
+{
+	struct tracepoint *tpoint = tf->tpoint;
+	unsigned long stub;
+	bool shared;
+	int err;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (WARN_ON_ONCE(tf->armed))
+		return -EBUSY;
+
+	err = security_locked_down(LOCKDOWN_KPROBES);
+	if (err)
+		return err;
+
+	err = tfp_resolve_args(tf);
+	if (err)
+		return err;
+
+	tfp_setup_fprobe(tf);
+
+	if (!tfp_is_tprobe(tf)) {
+		/* A plain name must exist; a pattern is ftrace's business. */
+		if (!tfp_is_pattern(tf->symbol) &&
+		    !kallsyms_lookup_name(tf->symbol))
+			return -ENOENT;
+		err = register_fprobe(&tf->fp, tf->symbol, NULL);
+		if (!err)
+			tf->armed = true;
+		return err;
+	}
+
+	if (WARN_ON_ONCE(!tpoint))
+		return -ENOENT;
+
+	shared = tfp_stub_shared(tpoint, tf);
+	if (!shared) {
+		err = tracepoint_probe_register_prio_may_exist(tpoint,
+							       tpoint->probestub,
+							       NULL, 0);
+		if (err && err != -EEXIST)
+			return err;
+	}
+
+	stub = (unsigned long)tpoint->probestub;
+	err = register_fprobe_ips(&tf->fp, &stub, 1);
+	if (err) {
+		if (!shared)
+			tracepoint_probe_unregister(tpoint, tpoint->probestub,
+						    NULL);
+		return err;
+	}
+	tf->armed = true;
+	return 0;
+}
+
+/**
+ * tfp_disarm - unregister the fprobe of a probe, if it is registered
+ * @tf: the probe
+ *
+ * For a tprobe, the tracepoint stub is disconnected too when no other armed
+ * probe uses it.  A tprobe stays bound to its tracepoint.
+ *
+ * Context: process, event_mutex held.
+ */
+static void tfp_disarm(struct trace_fprobe *tf)
+{
+	struct tracepoint *tpoint = tf->tpoint;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (!tf->armed)
+		return;
+
+	unregister_fprobe(&tf->fp);
+	tf->armed = false;
+
+	if (tfp_is_tprobe(tf) && tpoint && !tfp_stub_shared(tpoint, tf))
+		tracepoint_probe_unregister(tpoint, tpoint->probestub, NULL);
+}
+
+/* Let the probes of an event record (or stop recording). */
+static void tfp_event_set_live(struct trace_probe *tp, bool live)
+{
+	struct trace_probe *pos;
+
+	list_for_each_entry(pos, trace_probe_probe_list(tp), list) {
+		struct trace_fprobe *tf = tp_to_tfp(pos);
+
+		/* An unarmed probe picks the state up when it is armed. */
+		if (!tf->armed)
+			continue;
+		if (live)
+			enable_fprobe(&tf->fp);
+		else
+			disable_fprobe(&tf->fp);
+	}
+}
+
+/*
+ * trace_event_class.reg: enable/disable the event for a trace instance
+ * (@data is its trace_event_file) or for perf.
+ * Context: event_mutex held (by the event or perf core).
+ */
+static int tfp_event_reg(struct trace_event_call *call, enum trace_reg type,
+			 void *data)
+{
+	struct trace_probe *tp = trace_probe_primary_from_call(call);
+	struct trace_event_file *file = data;
+	int err = 0;
+
+	if (WARN_ON_ONCE(!tp))
+		return -ENODEV;
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+		err = trace_probe_add_file(tp, file);
+		if (!err)
+			tfp_event_set_live(tp, true);
+		break;
+	case TRACE_REG_UNREGISTER:
+		err = trace_probe_remove_file(tp, file);
+		if (!err && !trace_probe_is_enabled(tp))
+			tfp_event_set_live(tp, false);
+		break;
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
+		tfp_event_set_live(tp, true);
+		break;
+	case TRACE_REG_PERF_UNREGISTER:
+		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+		if (!trace_probe_is_enabled(tp))
+			tfp_event_set_live(tp, false);
+		break;
+	case TRACE_REG_PERF_OPEN:
+	case TRACE_REG_PERF_CLOSE:
+	case TRACE_REG_PERF_ADD:
+	case TRACE_REG_PERF_DEL:
+		break;
+#endif
+	}
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tracepoint lookup and module tracking                               */
+/* ------------------------------------------------------------------ */
+
+struct tfp_tp_query {
+	const char		*name;
+	struct tracepoint	*found;
+	struct module		*mod;
+	bool			pin;	/* take a reference on the module */
+};
+
+static void tfp_match_builtin_tp(struct tracepoint *tpoint, void *priv)
+{
+	struct tfp_tp_query *q = priv;
+
+	if (!q->found && !strcmp(tpoint->name, q->name))
+		q->found = tpoint;
+}
+
+#ifdef CONFIG_MODULES
+static void tfp_match_module_tp(struct tracepoint *tpoint, struct module *mod,
+				void *priv)
+{
+	struct tfp_tp_query *q = priv;
+
+	if (q->found || strcmp(tpoint->name, q->name))
+		return;
+	/* A module on its way out is as good as absent. */
+	if (q->pin && !try_module_get(mod))
+		return;
+	q->found = tpoint;
+	q->mod = mod;
+}
+#endif
+
+/*
+ * Find tracepoint @name, built-in or in a loaded module.  A module's
+ * tracepoint comes with a reference on the module in *@modp, to drop with
+ * module_put() once the probe is bound (or given up).
+ * Context: process; must not hold event_mutex (see the top comment).
+ */
+static struct tracepoint *tfp_find_tracepoint(const char *name,
+					      struct module **modp)
+{
+	struct tfp_tp_query q = { .name = name, .pin = true };
+
+	*modp = NULL;
+	for_each_kernel_tracepoint(tfp_match_builtin_tp, &q);
+#ifdef CONFIG_MODULES
+	if (!q.found)
+		for_each_module_tracepoint(tfp_match_module_tp, &q);
+#endif
+	*modp = q.mod;
+	return q.found;
+}
+
+#ifdef CONFIG_MODULES
+/* Bind the waiting probes whose tracepoint @mod carries. */
+static void tfp_module_coming(struct module *mod)
+{
+	struct trace_fprobe *tf;
+	int err;
+
+	WRITE_ONCE(tfp_module_epoch, tfp_module_epoch + 1);
+	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
+		struct tfp_tp_query q = { .name = tf->symbol };
+
+		if (!tfp_is_tprobe(tf) || tf->tpoint)
+			continue;
+		/* The notifier holds tracepoint_module_list_mutex. */
+		for_each_tracepoint_in_module(mod, tfp_match_module_tp, &q);
+		if (!q.found)
+			continue;
+
+		tf->tpoint = q.found;
+		tf->tpmod = mod;
+		err = tfp_arm(tf);
+		if (err) {
+			pr_warn("cannot attach %s/%s to %s:%s (%d)\n",
+				trace_probe_group_name(&tf->tp),
+				trace_probe_name(&tf->tp), mod->name,
+				tf->symbol, err);
+			tf->tpoint = NULL;
+			tf->tpmod = NULL;
+		}
+	}
+}
+
+/* Unbind the probes on tracepoints of @mod: they wait for it again. */
+static void tfp_module_going(struct module *mod)
+{
+	struct trace_fprobe *tf;
+
+	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
+		if (!tfp_is_tprobe(tf) || !tf->tpoint || tf->tpmod != mod)
+			continue;
+		tfp_disarm(tf);
+		tf->tpoint = NULL;
+		tf->tpmod = NULL;
+	}
+}
+
+/*
+ * Tracepoint module notifier: called with tracepoint_module_list_mutex
+ * held, after a module's tracepoints are listed (COMING) and before they
+ * are dropped (GOING).
+ */
+static int tfp_tp_module_notify(struct notifier_block *nb, unsigned long val,
+				void *data)
+{
+	struct tp_module *tpm = data;
+
+	mutex_lock(&event_mutex);
+	if (val == MODULE_STATE_COMING)
+		tfp_module_coming(tpm->mod);
+	else if (val == MODULE_STATE_GOING)
+		tfp_module_going(tpm->mod);
+	mutex_unlock(&event_mutex);
+
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block tfp_tp_module_nb = {
+	.notifier_call = tfp_tp_module_notify,
+};
+#endif /* CONFIG_MODULES */
+
+/* ------------------------------------------------------------------ */
+/* Probe objects and registration                                      */
+/* ------------------------------------------------------------------ */
+
+static void tfp_free(struct trace_fprobe *tf)
+{
+	if (!tf)
+		return;
+	trace_probe_cleanup(&tf->tp);
+	kfree(tf->symbol);
+	kfree(tf);
+}
+
+static struct trace_fprobe *tfp_alloc(const char *group, const char *event,
+				      const char *symbol, enum tfp_kind kind,
+				      int maxactive, int nargs)
+{
+	struct trace_fprobe *tf;
+	int err;
+
+	tf = kzalloc(struct_size(tf, tp.args, nargs), GFP_KERNEL);
+	if (!tf)
+		return ERR_PTR(-ENOMEM);
+
+	tf->symbol = kstrdup(symbol, GFP_KERNEL);
+	if (!tf->symbol) {
+		kfree(tf);
+		return ERR_PTR(-ENOMEM);
+	}
+	tf->kind = kind;
+	tf->maxactive = maxactive;
+
+	err = trace_probe_init(&tf->tp, event, group, false, nargs);
+	if (err) {
+		kfree(tf->symbol);
+		kfree(tf);
+		return ERR_PTR(err);
+	}
+	dyn_event_init(&tf->devent, &tfp_dyn_ops);
+	return tf;
+}
+
+static struct trace_fprobe *tfp_find_event(const char *group,
+					   const char *event)
+{
+	struct trace_fprobe *tf;
+
+	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
+		if (!strcmp(trace_probe_group_name(&tf->tp), group) &&
+		    !strcmp(trace_probe_name(&tf->tp), event))
+			return tf;
+	}
+	return NULL;
+}
+
+/* Does a probe of @event already do exactly what @tf would? */
+static bool tfp_duplicates(struct trace_fprobe *event, struct trace_fprobe *tf)
+{
+	struct trace_probe *pos;
+	int i;
+
+	list_for_each_entry(pos, trace_probe_probe_list(&event->tp), list) {
+		struct trace_fprobe *old = tp_to_tfp(pos);
+
+		if (strcmp(old->symbol, tf->symbol))
+			continue;
+		/* Names and types already compared equal; compare sources. */
+		for (i = 0; i < tf->tp.nr_args; i++)
+			if (strcmp(old->tp.args[i].comm, tf->tp.args[i].comm))
+				break;
+		if (i == tf->tp.nr_args)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Why can @tf not be one more probe of the event of @to?  Returns the
+ * TP_ERR_* code, with the command word it is about in *@word, or -1.
+ */
+static int tfp_join_conflict(struct trace_fprobe *tf, struct trace_fprobe *to,
+			     int *word)
+{
+	int n;
+
+	*word = 0;
+	if (tf->kind != to->kind)
+		return TP_ERR_DIFF_PROBE_TYPE;
+
+	/* 1-based argument number; argument N is command word N + 1 */
+	n = trace_probe_compare_arg_type(&tf->tp, &to->tp);
+	if (n) {
+		*word = n + 1;
+		return TP_ERR_DIFF_ARG_TYPE;
+	}
+	return tfp_duplicates(to, tf) ? TP_ERR_SAME_PROBE : -1;
+}
+
+/* Add @tf as one more probe of the existing event of @to. */
+static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
+{
+	int conflict, word, err;
+
+	conflict = tfp_join_conflict(tf, to, &word);
+	if (conflict >= 0) {
+		trace_probe_log_set_index(word);
+		__trace_probe_log_err(0, conflict);
+		return -EEXIST;
+	}
+
+	err = trace_probe_append(&tf->tp, &to->tp);
+	if (err)
+		return err;
+
+	if (!tfp_is_tprobe(tf) || tf->tpoint) {
+		err = tfp_arm(tf);
+		if (err) {
+			trace_probe_unlink(&tf->tp);
+			return err;
+		}
+	} else {
+		err = tfp_resolve_args(tf);
+		if (err) {
+			trace_probe_unlink(&tf->tp);
+			return err;
+		}
+	}
+	dyn_event_add(&tf->devent, trace_probe_event_call(&tf->tp));
+	return 0;
+}
+
+static void tfp_init_event_call(struct trace_fprobe *tf)
+{
+	struct trace_event_call *call = trace_probe_event_call(&tf->tp);
+
+	call->event.funcs = &tfp_event_funcs;
+	call->class->fields_array = tfp_fields_array;
+	call->flags = TRACE_EVENT_FL_FPROBE;
+	call->class->reg = tfp_event_reg;
+}
+
+/* Create the trace event of @tf and arm it (unless it waits). */
+static int tfp_new_event(struct trace_fprobe *tf)
+{
+	int err;
+
+	tfp_init_event_call(tf);
+	err = trace_probe_register_event_call(&tf->tp);
+	if (err) {
+		if (err == -EEXIST) {
+			trace_probe_log_set_index(0);
+			trace_probe_log_err(0, EVENT_EXIST);
+		} else {
+			pr_warn("cannot register event %s/%s (%d)\n",
+				trace_probe_group_name(&tf->tp),
+				trace_probe_name(&tf->tp), err);
+		}
+		return err;
+	}
+
+	if (!tfp_is_tprobe(tf) || tf->tpoint)
+		err = tfp_arm(tf);
+	else
+		err = tfp_resolve_args(tf);	/* report bad @SYM now */
+	if (err) {
+		trace_probe_unregister_event_call(&tf->tp);
+		return err;
+	}
+	dyn_event_add(&tf->devent, trace_probe_event_call(&tf->tp));
+	return 0;
+}
+
+/*
+ * Register a parsed probe: join the event of the same name or make a new
+ * one.  @epoch is tfp_module_epoch sampled before the tracepoint lookup;
+ * *@modp the module reference from it, which this may replace.
+ */
+static int tfp_register(struct trace_fprobe *tf, unsigned long epoch,
+			struct module **modp)
+{
+	struct trace_fprobe *old;
+	int err;
+
+	for (;;) {
+		mutex_lock(&event_mutex);
+		/*
+		 * A waiting tprobe that missed a module load between its lookup
+		 * and now would wait forever: look again.
+		 */
+		if (!tfp_is_tprobe(tf) || tf->tpoint ||
+		    READ_ONCE(tfp_module_epoch) == epoch)
+			break;
+		epoch = tfp_module_epoch;
+		mutex_unlock(&event_mutex);
+		tf->tpoint = tfp_find_tracepoint(tf->symbol, modp);
+		tf->tpmod = *modp;
+	}
+
+	old = tfp_find_event(trace_probe_group_name(&tf->tp),
+			     trace_probe_name(&tf->tp));
+	if (old)
+		err = tfp_join_event(tf, old);
+	else
+		err = tfp_new_event(tf);
+	mutex_unlock(&event_mutex);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Command parser                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Scratch space of one command; too big for the stack. */
+struct tfp_cmd {
+	enum tfp_kind	kind;
+	int		maxactive;
+	const char	*group;
+	const char	*event;
+	char		*symbol;
+	char		ename[MAX_EVENT_NAME_LEN];
+	char		gname[MAX_EVENT_NAME_LEN];
+	char		stubname[KSYM_NAME_LEN];
+	char		btfargs[MAX_BTF_ARGS_LEN];
+};
+
+/* "f12:..." - parse the MAXACT digits after the command letter. */
+static int tfp_parse_maxactive(const char *head, const char *colon,
+			       struct tfp_cmd *cmd)
+{
+	size_t len = colon ? colon - head : strlen(head);
+	char digits[MAX_EVENT_NAME_LEN];
+	unsigned int val = 0;
+	bool bad = true;
+
+	if (!isdigit(head[0]))
+		return 0;
+
+	if (len < sizeof(digits)) {
+		memcpy(digits, head, len);
+		digits[len] = '\0';
+		bad = kstrtouint(digits, 0, &val) || !val;
+	}
+	if (bad) {
+		trace_probe_log_err(1, BAD_MAXACT);
+		return -EINVAL;
+	}
+	if (val > TFP_MAXACTIVE_LIMIT) {
+		trace_probe_log_err(1, MAXACT_TOO_BIG);
+		return -EINVAL;
+	}
+	cmd->maxactive = val;
+	return 0;
+}
+
+/*
+ * Word 1: SYM, SYM%return or TRACEPOINT.  A function probe whose arguments
+ * use $retval is an exit probe even without the suffix.
+ */
+static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
+{
+	const char *word = argv[1];
+	const char *pct = strchr(word, '%');
+	const char *p;
+	int i;
+
+	trace_probe_log_set_index(1);
+	if (pct) {
+		if (cmd->kind == TFP_TPOINT || strcmp(pct, "%return")) {
+			trace_probe_log_err(pct - word, BAD_ADDR_SUFFIX);
+			return -EINVAL;
+		}
+		cmd->kind = TFP_FEXIT;
+		cmd->symbol = kmemdup_nul(word, pct - word, GFP_KERNEL);
+		return cmd->symbol ? 0 : -ENOMEM;
+	}
+
+	if (cmd->kind == TFP_TPOINT) {
+		for (p = word; *p; p++) {
+			if (!isalnum(*p) && *p != '_') {
+				trace_probe_log_err(p - word, BAD_TP_NAME);
+				return -EINVAL;
+			}
+		}
+	}
+
+	for (i = 2; i < argc; i++) {
+		p = strstr(argv[i], "$retval");
+		if (!p || isalnum(p[7]) || p[7] == '_')
+			continue;
+		if (cmd->kind == TFP_TPOINT) {
+			trace_probe_log_set_index(i);
+			trace_probe_log_err(p - argv[i], RETVAL_ON_PROBE);
+			return -EINVAL;
+		}
+		cmd->kind = TFP_FEXIT;
+		break;
+	}
+
+	cmd->symbol = kstrdup(word, GFP_KERNEL);
+	return cmd->symbol ? 0 : -ENOMEM;
+}
+
+/* Fill in the group and event names, explicit or generated. */
+static int tfp_parse_names(const char *argv0, const char *ename,
+			   struct tfp_cmd *cmd)
+{
+	int err;
+
+	cmd->group = cmd->kind == TFP_TPOINT ? TPROBE_DEFAULT_GROUP :
+					       FPROBE_DEFAULT_GROUP;
+	cmd->event = ename;
+	trace_probe_log_set_index(0);
+	if (ename) {
+		err = traceprobe_parse_event_name(&cmd->event, &cmd->group,
+						  cmd->gname, ename - argv0);
+		if (err)
+			return err;
+	}
+	if (cmd->event)
+		return 0;
+
+	if (cmd->kind == TFP_TPOINT)
+		snprintf(cmd->ename, sizeof(cmd->ename), "%s%s",
+			 isdigit(cmd->symbol[0]) ? "_" : "", cmd->symbol);
+	else
+		snprintf(cmd->ename, sizeof(cmd->ename), "%s__%s", cmd->symbol,
+			 cmd->kind == TFP_FEXIT ? "exit" : "entry");
+	sanitize_event_name(cmd->ename);
+	cmd->event = cmd->ename;
+	return 0;
+}
+
+/* Point the error log at word 1 for a failed registration. */
+static void tfp_log_register_error(int err)
+{
+	int why;
+
+	switch (err) {
+	case -ENOMEM:
+	case -EEXIST:	/* the conflict is logged where it was found */
+		return;
+	case -ENOENT:
+		why = TP_ERR_BAD_PROBE_ADDR;
+		break;
+	case -EILSEQ:
+		why = TP_ERR_BAD_INSN_BNDRY;
+		break;
+	default:
+		why = TP_ERR_FAIL_REG_PROBE;
+		break;
+	}
+	trace_probe_log_set_index(1);
+	__trace_probe_log_err(0, why);
+}
+
+static int tfp_parse(int argc, const char *argv[])
+{
+	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL |
+							 TPARG_FL_FPROBE };
+	const char **expanded = NULL;
+	struct trace_fprobe *tf = NULL;
+	struct module *tpmod = NULL;
+	struct tracepoint *tpoint = NULL;
+	struct tfp_cmd *cmd = NULL;
+	const char *colon;
+	char *dentry_buf = NULL;
+	unsigned long epoch = 0;
+	int i, nargs, err;
+
+	if (argc < 2 || (argv[0][0] != 'f' && argv[0][0] != 't'))
+		return -ECANCELED;
+
+	trace_probe_log_init(TFP_SUBSYSTEM, argc, argv);
+
+	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	if (!cmd) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cmd->kind = argv[0][0] == 't' ? TFP_TPOINT : TFP_FENTRY;
+
+	colon = strchr(argv[0] + 1, ':');
+	err = tfp_parse_maxactive(argv[0] + 1, colon, cmd);
+	if (err)
+		goto out;
+
+	err = tfp_parse_target(argc, argv, cmd);
+	if (err)
+		goto out;
+
+	if (cmd->maxactive && cmd->kind != TFP_FEXIT) {
+		trace_probe_log_set_index(0);
+		trace_probe_log_err(1, BAD_MAXACT_TYPE);
+		err = -EINVAL;
+		goto out;
+	}
+
+	err = tfp_parse_names(argv[0], colon ? colon + 1 : NULL, cmd);
+	if (err)
+		goto out;
+
+	ctx.flags |= cmd->kind == TFP_FEXIT ? TPARG_FL_RETURN :
+					       TPARG_FL_FENTRY;
+	ctx.funcname = cmd->symbol;
+	if (cmd->kind == TFP_TPOINT) {
+		ctx.flags |= TPARG_FL_TPOINT;
+		epoch = READ_ONCE(tfp_module_epoch);
+		tpoint = tfp_find_tracepoint(cmd->symbol, &tpmod);
+		if (tpoint) {
+			unsigned long stub = (unsigned long)tpoint->probestub;
+
+			/* BTF describes the arguments of the stub. */
+			ctx.funcname = kallsyms_lookup(stub, NULL, NULL, NULL,
+						       cmd->stubname);
+		} else if (!IS_ENABLED(CONFIG_MODULES)) {
+			/* No module can bring it later. */
+			trace_probe_log_set_index(1);
+			trace_probe_log_err(0, NO_TRACEPOINT);
+			err = -EINVAL;
+			goto out;
+		}
+	}
+
+	/* The fetch arguments are words 2.. of the command. */
+	nargs = argc - 2;
+	expanded = traceprobe_expand_meta_args(nargs, argv + 2, &nargs,
+					       cmd->btfargs,
+					       sizeof(cmd->btfargs), &ctx);
+	if (IS_ERR(expanded)) {
+		err = PTR_ERR(expanded);
+		expanded = NULL;
+		goto out;
+	}
+	if (nargs > MAX_TRACE_ARGS) {
+		err = -E2BIG;
+		goto out;
+	}
+	argv = expanded ? expanded : argv + 2;
+
+	err = traceprobe_expand_dentry_args(nargs, argv, &dentry_buf);
+	if (err)
+		goto out;
+
+	tf = tfp_alloc(cmd->group, cmd->event, cmd->symbol, cmd->kind,
+		       cmd->maxactive, nargs);
+	if (IS_ERR(tf)) {
+		err = PTR_ERR(tf);
+		tf = NULL;
+		goto out;
+	}
+	tf->tpoint = tpoint;
+	tf->tpmod = tpmod;
+
+	for (i = 0; i < nargs; i++) {
+		trace_probe_log_set_index(i + 2);
+		ctx.offset = 0;
+		err = traceprobe_parse_probe_arg(&tf->tp, i, argv[i], &ctx);
+		if (err)
+			goto out;
+	}
+
+	err = traceprobe_set_print_fmt(&tf->tp, cmd->kind == TFP_FEXIT ?
+				       PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+	if (err)
+		goto out;
+
+	err = tfp_register(tf, epoch, &tpmod);
+	if (err) {
+		tfp_log_register_error(err);
+		goto out;
+	}
+	tf = NULL;	/* now owned by the dynamic event list */
+
+out:
+	/* A bound module tracepoint is now tracked by the notifier. */
+	if (tpmod)
+		module_put(tpmod);
+	tfp_free(tf);
+	traceprobe_finish_parse(&ctx);
+	trace_probe_log_clear();
+	kfree(dentry_buf);
+	kfree(expanded);
+	if (cmd)
+		kfree(cmd->symbol);
+	kfree(cmd);
+	return err;
+}
+
+static int tfp_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, tfp_parse);
+}
+
+/* ------------------------------------------------------------------ */
+/* dynamic_events operations                                           */
+/* ------------------------------------------------------------------ */
+
+static int tfp_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct trace_fprobe *tf = dyn_to_tfp(ev);
+	int i;
+
+	seq_putc(m, tfp_is_tprobe(tf) ? 't' : 'f');
+	if (tfp_is_exit(tf) && tf->maxactive)
+		seq_printf(m, "%d", tf->maxactive);
+	seq_printf(m, ":%s/%s %s%s", trace_probe_group_name(&tf->tp),
+		   trace_probe_name(&tf->tp), tf->symbol,
+		   tfp_is_exit(tf) ? "%return" : "");
+	for (i = 0; i < tf->tp.nr_args; i++)
+		seq_printf(m, " %s=%s", tf->tp.args[i].name,
+			   tf->tp.args[i].comm);
+	seq_putc(m, '\n');
+	return 0;
+}
+
+static bool tfp_is_busy(struct dyn_event *ev)
+{
+	return trace_probe_is_enabled(&dyn_to_tfp(ev)->tp);
+}
+
+/*
+ * Does a "-:[GRP/]EVENT [SYM[%return] [ARGS]]" command name this probe?
+ * An empty EVENT with a GRP names the whole group.
+ */
+static bool tfp_match(const char *system, const char *event,
+		      int argc, const char **argv, struct dyn_event *ev)
+{
+	struct trace_fprobe *tf = dyn_to_tfp(ev);
+	size_t len;
+
+	if (event[0] && strcmp(trace_probe_name(&tf->tp), event))
+		return false;
+	if (system && strcmp(trace_probe_group_name(&tf->tp), system))
+		return false;
+	if (!argc)
+		return true;
+
+	len = strlen(tf->symbol);
+	if (strncmp(argv[0], tf->symbol, len) ||
+	    strcmp(argv[0] + len, tfp_is_exit(tf) ? "%return" : ""))
+		return false;
+
+	return trace_probe_match_command_args(&tf->tp, argc - 1, argv + 1);
+}
+
+/* Delete one probe; its event goes with the last probe.  event_mutex. */
+static int tfp_release(struct dyn_event *ev)
+{
+	struct trace_fprobe *tf = dyn_to_tfp(ev);
+	struct trace_probe *tp = &tf->tp;
+
+	if (!trace_probe_has_sibling(tp)) {
+		if (trace_probe_is_enabled(tp) ||
+		    trace_event_dyn_busy(trace_probe_event_call(tp)) ||
+		    trace_probe_unregister_event_call(tp))
+			return -EBUSY;
+	}
+
+	tfp_disarm(tf);
+	dyn_event_remove(&tf->devent);
+	trace_probe_unlink(tp);
+	tfp_free(tf);
+	return 0;
+}
+
+static struct dyn_event_operations tfp_dyn_ops = {
+	.create		= tfp_create,
+	.show		= tfp_show,
+	.is_busy	= tfp_is_busy,
+	.match		= tfp_match,
+	.free		= tfp_release,
+};
+
+/*
+ * Set up at core_initcall: boot-time (postcore) users may make fprobe
+ * events before tracefs exists.  No module is loaded yet, so the notifier
+ * has nothing to bind at registration.
+ */
+static __init int tfp_init(void)
+{
+#ifdef CONFIG_MODULES
+	if (register_tracepoint_module_notifier(&tfp_tp_module_nb))
+		pr_warn("tprobes will not follow module tracepoints\n");
+#endif
+	return dyn_event_register(&tfp_dyn_ops);
+}
+core_initcall(tfp_init);
