@@ -1006,11 +1006,18 @@ static int tfp_register(struct trace_fprobe *tf, unsigned long epoch,
 		 * A waiting tprobe that missed a module load between its lookup
 		 * and now would wait forever: look again.
 		 */
+		if (tf->tpmod && !module_is_live(tf->tpmod)) {
+			/* Its going notifier may have run already: wait. */
+			tf->tpoint = NULL;
+			tf->tpmod = NULL;
+		}
 		if (!tfp_is_tprobe(tf) || tf->tpoint ||
 		    READ_ONCE(tfp_module_epoch) == epoch)
 			break;
 		epoch = tfp_module_epoch;
 		mutex_unlock(&event_mutex);
+		if (*modp)
+			module_put(*modp);
 		tf->tpoint = tfp_find_tracepoint(tf->symbol, modp);
 		tf->tpmod = *modp;
 	}
