@@ -17,9 +17,12 @@ log_mark() {
 new_log() { dmesg | sed -n "/probes-samples-mark-$LOG_SEQ\$/,\$p" | tail -n +2; }
 
 # sample NAME MODPROBE_ARGS -- CHECK_COMMAND...
+# If a function CHECK_COMMAND_unloaded exists, it checks the log once the
+# module is gone (what the module printed at unload).
 sample() {
-	local name=$1 mod=$2 why
+	local name=$1 mod=$2 why after
 	shift 2
+	after=${1}_unloaded
 	log_mark
 	if ! modprobe $mod; then
 		tap_result fail "sample:$name" "modprobe $mod failed"
@@ -33,7 +36,16 @@ sample() {
 		tap_result fail "sample:$name" "$why"
 		new_log | tail -20 | sed 's/^/#   /' >> "$TAP_FILE"
 	fi
-	modprobe -r ${mod%% *} || tap_result fail "sample:$name:unload" "rmmod failed"
+	if ! modprobe -r ${mod%% *}; then
+		tap_result fail "sample:$name:unload" "rmmod failed"
+	elif type "$after" > /dev/null 2>&1; then
+		if why=$("$after"); then
+			tap_result ok "sample:$name:unload"
+		else
+			tap_result fail "sample:$name:unload" "$why"
+			new_log | tail -5 | sed 's/^/#   /' >> "$TAP_FILE"
+		fi
+	fi
 }
 
 # expect_log PATTERN MIN: at least MIN new kernel log lines match PATTERN.
@@ -47,9 +59,25 @@ expect_trace() {
 	grep -qE "$1" $TRACING/trace || { echo "no trace line matching '$1'"; return 1; }
 }
 
+# kprobe_example on kernel_clone: the registration line, a pre line with
+# the two first arguments (arg1 is the struct kernel_clone_args pointer,
+# a kernel address), a post line, and at unload hits but no misses.
+KSYM='kernel_clone\+0x[0-9a-f]+/0x[0-9a-f]+'
 check_kprobe() {
-	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, ip = (0x)?[0-9a-f]+, flags = ' 1 &&
-	expect_log '<kernel_clone> p->addr = 0x[0-9a-f]+, flags = ' 1
+	expect_log "kprobe_example: probe on kernel_clone\+0x0 is at $KSYM \(function entry\)\$" 1 &&
+	expect_log "kprobe_example: pre: kernel_clone at $KSYM, cpu [0-9]+, task .+\[[0-9]+\], arg1 0xffff[0-9a-f]{12}, arg2 0x[0-9a-f]+\$" 1 &&
+	expect_log "kprobe_example: post: kernel_clone at $KSYM, next ip $KSYM\$" 1
+}
+check_kprobe_unloaded() {
+	expect_log 'kprobe_example: probe on kernel_clone removed: [1-9][0-9]* hits, 0 missed$' 1
+}
+# kretprobe_example on kernel_clone: the parent sees the child's pid.
+check_kretprobe() {
+	expect_log "kretprobe_example: return probe on kernel_clone at $KSYM, maxactive [1-9][0-9]*\$" 1 &&
+	expect_log 'kretprobe_example: kernel_clone returned [1-9][0-9]* \(0x[0-9a-f]+\) after [0-9]+ ns, task .+\[[0-9]+\], cpu [0-9]+ -> [0-9]+$' 1
+}
+check_kretprobe_unloaded() {
+	expect_log 'kretprobe_example: return probe on kernel_clone removed: [1-9][0-9]* returns, 0 missed$' 1
 }
 # A fork's kernel_clone_args carry SIGCHLD (17) as the exit signal.
 check_jprobe() {
@@ -107,7 +135,6 @@ jprobe_module_test() {
 	modprobe -r jprobe_test_prober 2>/dev/null
 	modprobe -r jprobe_test_target 2>/dev/null
 }
-check_kretprobe() { expect_log 'kernel_clone returned [0-9]+ and took [0-9]+ ns to execute' 1; }
 # The fprobe entry ip is the function's ftrace site: +0 or after an ENDBR.
 check_fprobe() {
 	expect_log 'Enter <kernel_clone\+0x[0-9a-f]+/' 1 &&
