@@ -1,0 +1,2467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fetch-argument engine of the probe-based dynamic events.
+ *
+ * Each fetch argument of a probe definition ("NAME=EXPR:TYPE") goes
+ * through one pipeline:
+ *
+ *  1. parse   traceprobe_parse_probe_arg() splits NAME, EXPR and TYPE,
+ *             looks TYPE up in fetch_types[] and parses EXPR recursively
+ *             (parse_expr()) into a scratch struct fetch_prog;
+ *  2. program finish_prog() appends the STORE, MOD_BF and LP_ARRAY steps
+ *             the type asks for, so that every program has the shape
+ *             [NOP_SYMBOL] LOAD DEREF* STORE [MOD_BF] [LP_ARRAY] END
+ *             (see enum fetch_op), and the program is copied to its
+ *             final, exactly sized array (probe_arg.code).  Symbols
+ *             (@SYM) are resolved later by traceprobe_update_arg();
+ *  3. record  on a hit the front end runs LOAD and
+ *             process_fetch_insn_bottom() (trace_probe_tmpl.h) the rest;
+ *             store_trace_args() gives each argument its fixed slot and
+ *             strings a __data_loc into the dynamic area after them;
+ *  4. print   trace_probe_print_args() prints a record as text, and the
+ *             same types describe the event's format file
+ *             (traceprobe_define_arg_fields()) and its print fmt
+ *             (traceprobe_set_print_fmt()).
+ *
+ * Errors are reported to tracefs error_log with the position of the
+ * offending character; ctx->offset is the position of the expression
+ * being parsed inside the current word of the command.
+ *
+ * Locking: parsing, updating and freeing probe definitions run under
+ * dyn_event_ops_mutex (the error_log state is protected by it too);
+ * registering events additionally under event_mutex.  The record and
+ * print stages are lockless.
+ */
+#define pr_fmt(fmt)	"trace_probe: " fmt
+
+#include <linux/bpf.h>
+#include <linux/fs.h>
+#include <linux/glob.h>
+#include "trace_btf.h"
+
+#include "trace_probe.h"
+
+/* ------------------------------------------------------------------ */
+/* error_log                                                          */
+
+static const char *tp_err_text[TP_NR_ERRORS] = {
+	[TP_ERR_FILE_NOT_FOUND]		= "Failed to find the given file",
+	[TP_ERR_NO_REGULAR_FILE]	= "Not a regular file",
+	[TP_ERR_BAD_REFCNT]		= "Invalid reference counter offset",
+	[TP_ERR_REFCNT_OPEN_BRACE]	= "Reference counter brace is not closed",
+	[TP_ERR_BAD_REFCNT_SUFFIX]	= "Reference counter has wrong suffix",
+	[TP_ERR_BAD_UPROBE_OFFS]	= "Invalid uprobe offset",
+	[TP_ERR_BAD_MAXACT_TYPE]	= "Maxactive is only for function exit",
+	[TP_ERR_BAD_MAXACT]		= "Invalid maxactive number",
+	[TP_ERR_MAXACT_TOO_BIG]		= "Maxactive is too big",
+	[TP_ERR_BAD_PROBE_ADDR]		= "Invalid probed address or symbol",
+	[TP_ERR_NON_UNIQ_SYMBOL]	= "The symbol is not unique",
+	[TP_ERR_BAD_RETPROBE]		= "Retprobe address must be an function entry",
+	[TP_ERR_NO_TRACEPOINT]		= "Tracepoint is not found",
+	[TP_ERR_BAD_TP_NAME]		= "Invalid character in tracepoint name",
+	[TP_ERR_BAD_ADDR_SUFFIX]	= "Invalid probed address suffix",
+	[TP_ERR_NO_GROUP_NAME]		= "Group name is not specified",
+	[TP_ERR_GROUP_TOO_LONG]		= "Group name is too long",
+	[TP_ERR_BAD_GROUP_NAME]		= "Group name must follow the same rules as C identifiers",
+	[TP_ERR_NO_EVENT_NAME]		= "Event name is not specified",
+	[TP_ERR_EVENT_TOO_LONG]		= "Event name is too long",
+	[TP_ERR_BAD_EVENT_NAME]		= "Event name must follow the same rules as C identifiers",
+	[TP_ERR_EVENT_EXIST]		= "Given group/event name is already used by another event",
+	[TP_ERR_RETVAL_ON_PROBE]	= "$retval is not available on probe",
+	[TP_ERR_NO_RETVAL]		= "This function returns 'void' type",
+	[TP_ERR_BAD_STACK_NUM]		= "Invalid stack number",
+	[TP_ERR_BAD_ARG_NUM]		= "Invalid argument number",
+	[TP_ERR_BAD_VAR]		= "Invalid $-variable specified",
+	[TP_ERR_BAD_REG_NAME]		= "Invalid register name",
+	[TP_ERR_BAD_MEM_ADDR]		= "Invalid memory address",
+	[TP_ERR_BAD_IMM]		= "Invalid immediate value",
+	[TP_ERR_IMMSTR_NO_CLOSE]	= "String is not closed with '\"'",
+	[TP_ERR_FILE_ON_KPROBE]		= "File offset is not available with kprobe",
+	[TP_ERR_BAD_FILE_OFFS]		= "Invalid file offset value",
+	[TP_ERR_SYM_ON_UPROBE]		= "Symbol is not available with uprobe",
+	[TP_ERR_TOO_MANY_OPS]		= "Dereference is too much nested",
+	[TP_ERR_DEREF_NEED_BRACE]	= "Dereference needs a brace",
+	[TP_ERR_BAD_DEREF_OFFS]		= "Invalid dereference offset",
+	[TP_ERR_DEREF_OPEN_BRACE]	= "Dereference brace is not closed",
+	[TP_ERR_COMM_CANT_DEREF]	= "$comm can not be dereferenced",
+	[TP_ERR_BAD_FETCH_ARG]		= "Invalid fetch argument",
+	[TP_ERR_ARRAY_NO_CLOSE]		= "Array is not closed",
+	[TP_ERR_BAD_ARRAY_SUFFIX]	= "Array has wrong suffix",
+	[TP_ERR_BAD_ARRAY_NUM]		= "Invalid array size",
+	[TP_ERR_ARRAY_TOO_BIG]		= "Array number is too big",
+	[TP_ERR_BAD_TYPE]		= "Unknown type is specified",
+	[TP_ERR_BAD_STRING]		= "String accepts only memory argument",
+	[TP_ERR_BAD_SYMSTRING]		= "Symbol String doesn't accept data/userdata",
+	[TP_ERR_BAD_BITFIELD]		= "Invalid bitfield",
+	[TP_ERR_ARG_NAME_TOO_LONG]	= "Argument name is too long",
+	[TP_ERR_NO_ARG_NAME]		= "Argument name is not specified",
+	[TP_ERR_BAD_ARG_NAME]		= "Argument name must follow the same rules as C identifiers",
+	[TP_ERR_USED_ARG_NAME]		= "This argument name is already used",
+	[TP_ERR_ARG_TOO_LONG]		= "Argument expression is too long",
+	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
+	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
+	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
+	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
+	[TP_ERR_DIFF_ARG_TYPE]		= "Argument type or name is different from existing probe",
+	[TP_ERR_SAME_PROBE]		= "There is already the exact same probe event",
+	[TP_ERR_NO_EVENT_INFO]		= "This requires both group and event name to attach",
+	[TP_ERR_BAD_ATTACH_EVENT]	= "Attached event does not exist",
+	[TP_ERR_BAD_ATTACH_ARG]		= "Attached event does not have this field",
+	[TP_ERR_NO_EP_FILTER]		= "No filter rule after 'if'",
+	[TP_ERR_NOSUP_BTFARG]		= "BTF is not available or not supported",
+	[TP_ERR_NO_BTFARG]		= "This variable is not found at this probe point",
+	[TP_ERR_NO_BTF_ENTRY]		= "No BTF entry for this probe point",
+	[TP_ERR_BAD_VAR_ARGS]		= "$arg* must be an independent parameter without name etc.",
+	[TP_ERR_NOFENTRY_ARGS]		= "$arg* can be used only on function entry or exit",
+	[TP_ERR_DOUBLE_ARGS]		= "$arg* can be used only once in the parameters",
+	[TP_ERR_ARGS_2LONG]		= "$arg* failed because the argument list is too long",
+	[TP_ERR_ARGIDX_2BIG]		= "$argN index is too big",
+	[TP_ERR_NO_PTR_STRCT]		= "This is not a pointer to union/structure.",
+	[TP_ERR_NOSUP_DAT_ARG]		= "Non pointer structure/union argument is not supported.",
+	[TP_ERR_BAD_HYPHEN]		= "Failed to parse single hyphen. Forgot '>'?",
+	[TP_ERR_NO_BTF_FIELD]		= "This field is not found.",
+	[TP_ERR_BAD_BTF_TID]		= "Failed to get BTF type info.",
+	[TP_ERR_BAD_TYPE4STR]		= "This type does not fit for string.",
+	[TP_ERR_NEED_STRING_TYPE]	= "$comm and immediate-string only accepts string type",
+	[TP_ERR_EVENT_TOO_BIG]		= "Event too big (too many fields?)",
+};
+
+/* The command being parsed; all under dyn_event_ops_mutex. */
+struct tp_log_state {
+	const char	*subsystem;
+	const char	**argv;
+	int		argc;
+	int		index;	/* word the next error points into */
+};
+static struct tp_log_state tp_log;
+
+extern struct mutex dyn_event_ops_mutex;
+
+/**
+ * trace_probe_log_init - start reporting errors for one command
+ * @subsystem: the name error_log shows ("trace_kprobe", ...)
+ * @argc: number of words of the command
+ * @argv: the words; they must stay valid until trace_probe_log_clear()
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_init(const char *subsystem, int argc, const char **argv)
+{
+	lockdep_assert_held(&dyn_event_ops_mutex);
+	tp_log = (struct tp_log_state) {
+		.subsystem = subsystem, .argv = argv, .argc = argc,
+	};
+}
+
+/**
+ * trace_probe_log_clear - stop reporting errors for the current command
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_clear(void)
+{
+	trace_probe_log_init(NULL, 0, NULL);
+}
+
+/**
+ * trace_probe_log_set_index - choose the word later errors point into
+ * @index: word index; argc or more means "just after the command"
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_set_index(int index)
+{
+	lockdep_assert_held(&dyn_event_ops_mutex);
+	tp_log.index = index;
+}
+
+/**
+ * __trace_probe_log_err - report an error to error_log
+ * @offset: position of the culprit in the current word
+ * @err: TP_ERR_* value
+ *
+ * Writes the command (its words joined by single spaces) with a caret
+ * under the culprit.  Context: dyn_event_ops_mutex held, may sleep.
+ */
+void __trace_probe_log_err(int offset, int err)
+{
+	int i, pos = 0, total = 0;
+	char *cmd, *p;
+
+	lockdep_assert_held(&dyn_event_ops_mutex);
+
+	if (!tp_log.argv || !tp_log.argc)
+		return;
+
+	for (i = 0; i < tp_log.argc; i++) {
+		if (i == tp_log.index)
+			pos = total;
+		total += strlen(tp_log.argv[i]) + 1;
+	}
+	if (tp_log.index >= tp_log.argc) {
+		/* after the last word and its separator */
+		pos = total;
+		offset = 0;
+	}
+
+	cmd = kzalloc(total, GFP_KERNEL);
+	if (!cmd)
+		return;
+	for (i = 0, p = cmd; i < tp_log.argc; i++)
+		p += sprintf(p, i ? " %s" : "%s", tp_log.argv[i]);
+
+	tracing_log_err(NULL, tp_log.subsystem, cmd, tp_err_text, err,
+			pos + offset);
+	kfree(cmd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Types                                                              */
+
+#define FT(_name, _size, _signed, _kind, _fmt, _fmttype)		\
+	{ .name = _name, .size = _size, .is_signed = _signed,		\
+	  .is_string = (_kind) == PROBE_PRINT_STRING, .kind = _kind,	\
+	  .fmt = _fmt, .fmttype = _fmttype }
+
+#define FT_STRING(_name)						\
+	FT(_name, sizeof(u32), true, PROBE_PRINT_STRING,		\
+	   "\\\"%s\\\"", "__data_loc char[]")
+
+/*
+ * Every type an argument can have.  Strings are flagged signed, as the
+ * format file has always shown them; "symbol" is an address-sized
+ * unsigned field.
+ */
+static const struct fetch_type fetch_types[] = {
+	FT_STRING("string"),
+	FT_STRING("ustring"),
+	FT_STRING("symstr"),
+	FT("u8",  1, false, PROBE_PRINT_UNSIGNED, "%u",   "u8"),
+	FT("u16", 2, false, PROBE_PRINT_UNSIGNED, "%u",   "u16"),
+	FT("u32", 4, false, PROBE_PRINT_UNSIGNED, "%u",   "u32"),
+	FT("u64", 8, false, PROBE_PRINT_UNSIGNED, "%Lu",  "u64"),
+	FT("s8",  1, true,  PROBE_PRINT_SIGNED,   "%d",   "s8"),
+	FT("s16", 2, true,  PROBE_PRINT_SIGNED,   "%d",   "s16"),
+	FT("s32", 4, true,  PROBE_PRINT_SIGNED,   "%d",   "s32"),
+	FT("s64", 8, true,  PROBE_PRINT_SIGNED,   "%Ld",  "s64"),
+	FT("x8",  1, false, PROBE_PRINT_HEX,      "0x%x", "u8"),
+	FT("x16", 2, false, PROBE_PRINT_HEX,      "0x%x", "u16"),
+	FT("x32", 4, false, PROBE_PRINT_HEX,      "0x%x", "u32"),
+	FT("x64", 8, false, PROBE_PRINT_HEX,      "0x%Lx", "u64"),
+	FT("char", 1, false, PROBE_PRINT_CHAR,    "'%c'", "u8"),
+	FT("symbol", sizeof(long), false, PROBE_PRINT_SYMBOL, "%pS",
+	   BITS_PER_LONG == 64 ? "u64" : "u32"),
+};
+
+/* The type of an argument written without ":TYPE": a hex long. */
+#define DEFAULT_TYPE_NAME	(BITS_PER_LONG == 64 ? "x64" : "x32")
+
+static const struct fetch_type *lookup_type_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fetch_types); i++)
+		if (!strcmp(fetch_types[i].name, name))
+			return &fetch_types[i];
+	return NULL;
+}
+
+/*
+ * The type a ":TYPE" suffix names (NULL: the default).  A bitfield
+ * "b<width>@<offset>/<container>" is stored as its unsigned container;
+ * its layout is checked later by add_bitfield().
+ */
+static const struct fetch_type *find_fetch_type(const char *name,
+						unsigned int flags)
+{
+	unsigned long bits;
+	const char *slash;
+
+	if (!name)
+		return lookup_type_name(DEFAULT_TYPE_NAME);
+
+	/* uprobes have no kernel symbols to print */
+	if ((flags & TPARG_FL_USER) &&
+	    (!strcmp(name, "symbol") || !strcmp(name, "symstr")))
+		return NULL;
+
+	if (name[0] != 'b')
+		return lookup_type_name(name);
+
+	slash = strchr(name, '/');
+	if (!slash || kstrtoul(slash + 1, 0, &bits))
+		return NULL;
+	switch (bits) {
+	case 8:
+		return lookup_type_name("u8");
+	case 16:
+		return lookup_type_name("u16");
+	case 32:
+		return lookup_type_name("u32");
+	case 64:
+		return lookup_type_name("u64");
+	}
+	return NULL;
+}
+
+/* Print one value of type @t at @data; @ent is the whole entry. */
+static bool print_value(struct trace_seq *s, const struct fetch_type *t,
+			void *data, void *ent)
+{
+	u64 v = 0;
+
+	switch (t->size) {
+	case 1:
+		v = *(u8 *)data;
+		break;
+	case 2:
+		v = *(u16 *)data;
+		break;
+	case 4:
+		v = *(u32 *)data;
+		break;
+	case 8:
+		v = *(u64 *)data;
+		break;
+	}
+
+	switch (t->kind) {
+	case PROBE_PRINT_UNSIGNED:
+		trace_seq_printf(s, "%llu", v);
+		break;
+	case PROBE_PRINT_SIGNED:
+		/* sign-extend from the type's width */
+		trace_seq_printf(s, "%lld",
+				 (s64)(v << (64 - 8 * t->size)) >> (64 - 8 * t->size));
+		break;
+	case PROBE_PRINT_HEX:
+		trace_seq_printf(s, "0x%llx", v);
+		break;
+	case PROBE_PRINT_CHAR:
+		trace_seq_printf(s, "'%c'", (char)v);
+		break;
+	case PROBE_PRINT_SYMBOL:
+		trace_seq_printf(s, "%pS", (void *)*(unsigned long *)data);
+		break;
+	case PROBE_PRINT_STRING:
+		if (!get_loc_len(*(u32 *)data))
+			trace_seq_puts(s, FAULT_STRING);
+		else
+			trace_seq_printf(s, "\"%s\"",
+					 (const char *)get_loc_data(data, ent));
+		break;
+	}
+	return !trace_seq_has_overflowed(s);
+}
+
+/**
+ * trace_probe_print_args - print the arguments of a record
+ * @s: where to print
+ * @args: the probe's arguments
+ * @nr_args: how many
+ * @data: the argument part of the record
+ * @field: the record (data locations are relative to it)
+ *
+ * Prints " NAME=VALUE" for each argument, arrays as "{V,V,...}".
+ *
+ * Return: 0, or -ENOMEM when @s overflowed.
+ */
+int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args,
+			   int nr_args, u8 *data, void *field)
+{
+	int i, j;
+
+	for (i = 0; i < nr_args; i++) {
+		struct probe_arg *a = &args[i];
+		u8 *p = data + a->offset;
+
+		trace_seq_printf(s, " %s=", a->name);
+		if (!a->count) {
+			if (!print_value(s, a->type, p, field))
+				return -ENOMEM;
+			continue;
+		}
+		for (j = 0; j < a->count; j++, p += a->type->size) {
+			trace_seq_putc(s, j ? ',' : '{');
+			if (!print_value(s, a->type, p, field))
+				return -ENOMEM;
+		}
+		trace_seq_putc(s, '}');
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Event names and probe points                                       */
+
+/**
+ * traceprobe_split_symbol_offset - split "SYM+OFFS" or "SYM-OFFS"
+ * @symbol: the string; cut at the sign on success
+ * @offset: where the signed offset goes (0 if there is none)
+ *
+ * Return: 0, or -EINVAL / -ERANGE for a bad offset.
+ */
+int traceprobe_split_symbol_offset(char *symbol, long *offset)
+{
+	char *sign;
+	int ret;
+
+	if (!offset)
+		return -EINVAL;
+
+	*offset = 0;
+	sign = strpbrk(symbol, "+-");
+	if (!sign)
+		return 0;
+	ret = kstrtol(sign, 0, offset);
+	if (!ret)
+		*sign = '\0';
+	return ret;
+}
+
+/**
+ * traceprobe_parse_event_name - parse "[GROUP/]EVENT" (or GROUP.EVENT)
+ * @pevent: in: the string; out: the event name, NULL if only "GROUP/"
+ * @pgroup: out: the group name when one is given
+ * @buf: MAX_EVENT_NAME_LEN bytes to hold the group name
+ * @offset: error_log position of the string in the current word
+ *
+ * Context: dyn_event_ops_mutex held (errors go to error_log).
+ * Return: 0 or -EINVAL.
+ */
+int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
+				char *buf, int offset)
+{
+	const char *name = *pevent;
+	const char *sep = strchr(name, '/');
+	size_t len;
+
+	if (!sep)
+		sep = strchr(name, '.');
+	if (sep) {
+		len = sep - name;
+		if (!len) {
+			trace_probe_log_err(offset, NO_GROUP_NAME);
+			return -EINVAL;
+		}
+		if (len >= MAX_EVENT_NAME_LEN) {
+			trace_probe_log_err(offset, GROUP_TOO_LONG);
+			return -EINVAL;
+		}
+		memcpy(buf, name, len);
+		buf[len] = '\0';
+		if (!is_good_system_name(buf)) {
+			trace_probe_log_err(offset, BAD_GROUP_NAME);
+			return -EINVAL;
+		}
+		*pgroup = buf;
+		name = sep + 1;
+		*pevent = name;
+		offset += len + 1;
+	}
+
+	len = strlen(name);
+	if (!len) {
+		if (sep) {
+			*pevent = NULL;
+			return 0;
+		}
+		trace_probe_log_err(offset, NO_EVENT_NAME);
+		return -EINVAL;
+	}
+	if (len >= MAX_EVENT_NAME_LEN) {
+		trace_probe_log_err(offset, EVENT_TOO_LONG);
+		return -EINVAL;
+	}
+	if (!is_good_name(name)) {
+		trace_probe_log_err(offset, BAD_EVENT_NAME);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fetch programs under construction                                  */
+
+/*
+ * A program being built.  insn[cur] is the instruction written last (or
+ * about to be written); the last slot is kept for FETCH_OP_END, so at
+ * most FETCH_INSN_MAX - 1 instructions fit.
+ */
+struct fetch_prog {
+	struct fetch_insn	insn[FETCH_INSN_MAX];
+	int			cur;
+};
+
+static struct fetch_insn *prog_cur(struct fetch_prog *prog)
+{
+	return &prog->insn[prog->cur];
+}
+
+/* Move to a fresh slot; NULL when the program is full. */
+static struct fetch_insn *prog_next(struct fetch_prog *prog)
+{
+	if (prog->cur + 1 >= FETCH_INSN_MAX - 1)
+		return NULL;
+	return &prog->insn[++prog->cur];
+}
+
+/* Like prog_next() but report TOO_MANY_OPS at @offs when full. */
+static struct fetch_insn *prog_next_or_log(struct fetch_prog *prog, int offs)
+{
+	struct fetch_insn *insn = prog_next(prog);
+
+	if (!insn)
+		trace_probe_log_err(offs, TOO_MANY_OPS);
+	return insn;
+}
+
+/* Free what the instructions own (symbol names, immediate strings). */
+static void free_insn_data(struct fetch_insn *insn, int n)
+{
+	int i;
+
+	for (i = 0; i < n && insn[i].op != FETCH_OP_END; i++)
+		if (insn[i].op == FETCH_NOP_SYMBOL || insn[i].op == FETCH_OP_DATA)
+			kfree(insn[i].data);
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry data of return probes                                        */
+
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+/*
+ * Make the entry handler of @tp save function argument @argnum and
+ * return the offset of its slot in the entry data.  An argument that is
+ * already saved keeps its slot.
+ */
+static int save_entry_arg(struct trace_probe *tp, unsigned int argnum)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	unsigned int i;
+
+	if (!ea) {
+		ea = kzalloc(sizeof(*ea), GFP_KERNEL);
+		if (!ea)
+			return -ENOMEM;
+		/* one slot per argument at most, plus the END */
+		ea->size = tp->nr_args + 1;
+		ea->code = kcalloc(ea->size, sizeof(*ea->code), GFP_KERNEL);
+		if (!ea->code) {
+			kfree(ea);
+			return -ENOMEM;
+		}
+		for (i = 0; i < ea->size; i++)
+			ea->code[i].op = FETCH_OP_END;
+		tp->entry_arg = ea;
+	}
+
+	for (i = 0; i + 1 < ea->size; i++) {
+		struct fetch_insn *insn = &ea->code[i];
+
+		if (insn->op == FETCH_OP_END) {
+			insn->op = FETCH_OP_ARG;
+			insn->param = argnum;
+			return i * sizeof(unsigned long);
+		}
+		if (insn->param == argnum)
+			return i * sizeof(unsigned long);
+	}
+	return -ENOSPC;
+}
+
+/**
+ * traceprobe_get_entry_data_size - size of the entry data of @tp
+ * @tp: a return probe
+ *
+ * Return: the bytes the entry handler stores (0 if none).
+ */
+int traceprobe_get_entry_data_size(struct trace_probe *tp)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	unsigned int n = 0;
+
+	if (!ea)
+		return 0;
+	while (n < ea->size && ea->code[n].op == FETCH_OP_ARG)
+		n++;
+	return n * sizeof(unsigned long);
+}
+
+/**
+ * store_trace_entry_data - save the entry data of a return probe
+ * @edata: traceprobe_get_entry_data_size() bytes
+ * @tp: the probe
+ * @regs: registers at function entry
+ *
+ * Context: the probe's entry handler (any context, NMI included).
+ */
+void store_trace_entry_data(void *edata, struct trace_probe *tp, struct pt_regs *regs)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	unsigned long *slot = edata;
+	unsigned int i;
+
+	if (!ea)
+		return;
+	for (i = 0; i < ea->size && ea->code[i].op == FETCH_OP_ARG; i++)
+		slot[i] = regs_get_kernel_argument(regs, ea->code[i].param);
+}
+
+NOKPROBE_SYMBOL(store_trace_entry_data)
+#else
+static int save_entry_arg(struct trace_probe *tp, unsigned int argnum)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* ------------------------------------------------------------------ */
+/* BTF arguments                                                      */
+
+#ifdef CONFIG_PROBE_EVENTS_BTF_ARGS
+
+static u32 btf_int_data(const struct btf_type *t)
+{
+	return *(const u32 *)(t + 1);
+}
+
+/* Is @t an unsigned 8-bit integer (a C char)? */
+static bool btf_is_uchar(const struct btf_type *t)
+{
+	u32 data;
+
+	if (!t || BTF_INFO_KIND(t->info) != BTF_KIND_INT)
+		return false;
+	data = btf_int_data(t);
+	return !(BTF_INT_ENCODING(data) & BTF_INT_SIGNED) &&
+	       BTF_INT_BITS(data) == 8;
+}
+
+static bool btf_is_char_ptr(struct btf *btf, const struct btf_type *t)
+{
+	u32 tid;
+
+	return btf_is_uchar(btf_type_skip_modifiers(btf, t->type, &tid));
+}
+
+static bool btf_is_char_array(struct btf *btf, const struct btf_type *t)
+{
+	const struct btf_array *arr;
+	u32 tid;
+
+	if (BTF_INFO_KIND(t->info) != BTF_KIND_ARRAY)
+		return false;
+	arr = (const struct btf_array *)(t + 1);
+	return btf_is_uchar(btf_type_skip_modifiers(btf, arr->type, &tid));
+}
+
+/* Look up the prototype of ctx->funcname once. */
+static int query_btf_context(struct traceprobe_parse_context *ctx)
+{
+	const struct btf_param *param;
+	const struct btf_type *proto;
+	struct btf *btf;
+	s32 nr = 0;
+
+	if (ctx->btf)
+		return 0;
+	if (!ctx->funcname)
+		return -EINVAL;
+
+	proto = btf_find_func_proto(ctx->funcname, &btf);
+	if (!proto)
+		return -ENOENT;
+	ctx->btf = btf;
+	ctx->proto = proto;
+
+	param = btf_get_func_param(proto, &nr);
+	if (!IS_ERR_OR_NULL(param) && (ctx->flags & TPARG_FL_TPOINT)) {
+		/* a tracepoint stub's first parameter is its private data */
+		nr--;
+		param++;
+	}
+	if (nr > 0 && !IS_ERR_OR_NULL(param)) {
+		ctx->params = param;
+		ctx->nr_params = nr;
+	} else {
+		ctx->params = NULL;
+		ctx->nr_params = 0;
+	}
+	return 0;
+}
+
+static void clear_btf_context(struct traceprobe_parse_context *ctx)
+{
+	if (!ctx->btf)
+		return;
+	btf_put(ctx->btf);
+	ctx->btf = NULL;
+	ctx->proto = NULL;
+	ctx->params = NULL;
+	ctx->nr_params = 0;
+}
+
+/* The fetch type name for a BTF type, or NULL when it has none. */
+static const char *btf_to_type_name(const struct btf_type *t,
+				    struct traceprobe_parse_context *ctx)
+{
+	static const char * const sname[] = { "s8", "s16", "s32", "s64" };
+	static const char * const uname[] = { "u8", "u16", "u32", "u64" };
+	u32 data, bits;
+	int idx;
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_ENUM:
+		return "s32";
+	case BTF_KIND_ENUM64:
+		return "s64";
+	case BTF_KIND_PTR:
+		return IS_ENABLED(CONFIG_64BIT) ? "x64" : "x32";
+	case BTF_KIND_INT:
+		data = btf_int_data(t);
+		bits = BTF_INT_BITS(data);
+		idx = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 :
+		      bits == 64 ? 3 : -1;
+		if (BTF_INT_ENCODING(data) & BTF_INT_SIGNED)
+			return idx < 0 ? NULL : sname[idx];
+		if (idx >= 0)
+			return uname[idx];
+		/* an odd-sized unsigned int is a bitfield in a u64 */
+		ctx->last_bitsize = bits;
+		ctx->last_bitoffs += BTF_INT_OFFSET(data);
+		return "u64";
+	}
+	return NULL;
+}
+
+static const struct fetch_type *btf_fetch_type(struct traceprobe_parse_context *ctx)
+{
+	const char *name = NULL;
+
+	if (ctx->btf && ctx->last_type)
+		name = btf_to_type_name(ctx->last_type, ctx);
+	return find_fetch_type(name, ctx->flags);
+}
+
+/*
+ * Cut @name at the first "." or "->"; *@rest is what follows.
+ * Return: 1 for "->", 0 for "." or nothing, -EINVAL for a lone '-'.
+ */
+static int btf_split_member(char *name, char **rest,
+			    struct traceprobe_parse_context *ctx)
+{
+	char *sep = strpbrk(name, ".-");
+
+	if (!sep)
+		return 0;
+	if (sep[0] == '.') {
+		*sep = '\0';
+		*rest = sep + 1;
+		return 0;
+	}
+	if (sep[1] != '>') {
+		trace_probe_log_err(ctx->offset + sep - name, BAD_HYPHEN);
+		return -EINVAL;
+	}
+	*sep = '\0';
+	*rest = sep + 2;
+	return 1;
+}
+
+/*
+ * Find member @name of the struct/union @t; add its bit offset to *@bits
+ * and note a bitfield's size.  Returns the member's type or an ERR_PTR.
+ */
+static const struct btf_type *btf_member(const struct btf_type *t,
+					 const char *name, u32 *bits,
+					 struct traceprobe_parse_context *ctx)
+{
+	const struct btf_type *holder;
+	const struct btf_member *m;
+	u32 anon = 0, tid;
+
+	m = btf_find_struct_member(ctx->btf, t, name, &anon, &holder);
+	if (IS_ERR_OR_NULL(m)) {
+		if (m)
+			trace_probe_log_err(ctx->offset, BAD_BTF_TID);
+		else
+			trace_probe_log_err(ctx->offset, NO_BTF_FIELD);
+		return m ? ERR_CAST(m) : ERR_PTR(-ENOENT);
+	}
+
+	ctx->last_bitsize = 0;
+	*bits += anon;
+	if (!btf_type_kflag(holder)) {
+		*bits += m->offset;
+	} else {
+		*bits += BTF_MEMBER_BIT_OFFSET(m->offset);
+		ctx->last_bitsize = BTF_MEMBER_BITFIELD_SIZE(m->offset);
+	}
+
+	t = btf_type_skip_modifiers(ctx->btf, m->type, &tid);
+	if (!t) {
+		trace_probe_log_err(ctx->offset, BAD_BTF_TID);
+		return ERR_PTR(-EINVAL);
+	}
+	return t;
+}
+
+/*
+ * Follow "a.b->c..." from a pointer of BTF type @t.  Members joined by
+ * '.' add up into one offset; each pointer hop ('->', and the start)
+ * costs one DEREF.
+ */
+static int btf_parse_members(char *name, const struct btf_type *t,
+			     struct fetch_prog *prog,
+			     struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn;
+	char *rest;
+	int arrow;
+	u32 bits, tid;
+
+	for (; name; ctx->last_type = t) {
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR) {
+			trace_probe_log_err(ctx->offset, NO_PTR_STRCT);
+			return -EINVAL;
+		}
+		t = btf_type_skip_modifiers(ctx->btf, t->type, &tid);
+		if (!t) {
+			trace_probe_log_err(ctx->offset, BAD_BTF_TID);
+			return -EINVAL;
+		}
+
+		/* one hop: members up to the next "->" */
+		for (bits = 0, arrow = 0; name && !arrow; name = rest) {
+			rest = NULL;
+			arrow = btf_split_member(name, &rest, ctx);
+			if (arrow < 0)
+				return arrow;
+			t = btf_member(t, name, &bits, ctx);
+			if (IS_ERR(t))
+				return PTR_ERR(t);
+			if (rest)
+				ctx->offset += rest - name;
+		}
+
+		insn = prog_next_or_log(prog, ctx->offset);
+		if (!insn)
+			return -EINVAL;
+		insn->op = FETCH_OP_DEREF;
+		insn->offset = bits / BITS_PER_BYTE;
+		ctx->last_bitoffs = bits % BITS_PER_BYTE;
+	}
+	return 0;
+}
+
+/* A function parameter (or $retval) named by BTF, with members. */
+static int parse_btf_arg(char *name, struct fetch_prog *prog,
+			 struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn = prog_cur(prog);
+	const struct btf_type *t;
+	char *members = NULL;
+	int arrow, i, ret;
+	u32 tid;
+
+	if (!ctx->funcname)
+		return -EINVAL;
+
+	arrow = btf_split_member(name, &members, ctx);
+	if (arrow < 0)
+		return arrow;
+	if (!arrow && members) {
+		trace_probe_log_err(ctx->offset + members - name, NOSUP_DAT_ARG);
+		return -EOPNOTSUPP;
+	}
+
+	if ((ctx->flags & TPARG_FL_RETURN) && !strcmp(name, "$retval")) {
+		insn->op = FETCH_OP_RETVAL;
+		if (query_btf_context(ctx) == 0) {
+			if (!ctx->proto->type) {
+				trace_probe_log_err(ctx->offset, NO_RETVAL);
+				return -ENOENT;
+			}
+			tid = ctx->proto->type;
+			goto found;
+		}
+		if (members) {
+			trace_probe_log_err(ctx->offset + members - name,
+					    NO_BTF_ENTRY);
+			return -ENOENT;
+		}
+		return 0;
+	}
+
+	if (!ctx->btf) {
+		ret = query_btf_context(ctx);
+		if (ret < 0 || !ctx->nr_params) {
+			trace_probe_log_err(ctx->offset, NO_BTF_ENTRY);
+			return -ENOENT;
+		}
+	}
+
+	for (i = 0; i < ctx->nr_params; i++) {
+		const char *pname = btf_name_by_offset(ctx->btf,
+						       ctx->params[i].name_off);
+
+		if (!pname || strcmp(pname, name))
+			continue;
+		if (tparg_is_function_entry(ctx->flags)) {
+			insn->op = FETCH_OP_ARG;
+			insn->param = i + !!(ctx->flags & TPARG_FL_TPOINT);
+		} else if (tparg_is_function_return(ctx->flags)) {
+			ret = save_entry_arg(ctx->tp, i);
+			if (ret < 0)
+				return ret;
+			insn->op = FETCH_OP_EDATA;
+			insn->offset = ret;
+		}
+		tid = ctx->params[i].type;
+		goto found;
+	}
+	trace_probe_log_err(ctx->offset, NO_BTFARG);
+	return -ENOENT;
+
+found:
+	t = btf_type_skip_modifiers(ctx->btf, tid, &tid);
+	if (!t) {
+		trace_probe_log_err(ctx->offset, BAD_BTF_TID);
+		return -EINVAL;
+	}
+	ctx->last_type = t;
+	ctx->last_bitoffs = 0;
+	ctx->last_bitsize = 0;
+	if (!members)
+		return 0;
+	ctx->offset += members - name;
+	return btf_parse_members(members, t, prog, ctx);
+}
+
+/* A BTF bitfield member the user gave no type for. */
+static int add_btf_bitfield(struct fetch_prog *prog,
+			    struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn;
+
+	if (ctx->last_bitsize % 8 == 0 && !ctx->last_bitoffs)
+		return 0;
+	insn = prog_next_or_log(prog, ctx->offset);
+	if (!insn)
+		return -EINVAL;
+	insn->op = FETCH_OP_MOD_BF;
+	insn->basesize = sizeof(u64);
+	insn->lshift = 64 - (ctx->last_bitsize + ctx->last_bitoffs);
+	insn->rshift = 64 - ctx->last_bitsize;
+	return 0;
+}
+
+/*
+ * ":string" on a BTF value: a char array is read in place, a char
+ * pointer needs one more dereference, anything else is refused.
+ */
+static int prepare_btf_string(const char *type, struct fetch_prog *prog,
+			      struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn;
+
+	if (!ctx->btf || !ctx->last_type ||
+	    btf_is_char_array(ctx->btf, ctx->last_type))
+		return 0;
+	if (!btf_is_char_ptr(ctx->btf, ctx->last_type)) {
+		trace_probe_log_err(ctx->offset, BAD_TYPE4STR);
+		return -EINVAL;
+	}
+	insn = prog_next_or_log(prog, ctx->offset);
+	if (!insn)
+		return -E2BIG;
+	insn->op = type[0] == 'u' ? FETCH_OP_UDEREF : FETCH_OP_DEREF;
+	insn->offset = 0;
+	return 0;
+}
+
+#else /* !CONFIG_PROBE_EVENTS_BTF_ARGS */
+
+static int query_btf_context(struct traceprobe_parse_context *ctx)
+{
+	return -EOPNOTSUPP;
+}
+
+static void clear_btf_context(struct traceprobe_parse_context *ctx)
+{
+	ctx->btf = NULL;
+}
+
+static int parse_btf_arg(char *name, struct fetch_prog *prog,
+			 struct traceprobe_parse_context *ctx)
+{
+	trace_probe_log_err(ctx->offset, NOSUP_BTFARG);
+	return -EOPNOTSUPP;
+}
+
+static int add_btf_bitfield(struct fetch_prog *prog,
+			    struct traceprobe_parse_context *ctx)
+{
+	trace_probe_log_err(ctx->offset, NOSUP_BTFARG);
+	return -EOPNOTSUPP;
+}
+
+static const struct fetch_type *btf_fetch_type(struct traceprobe_parse_context *ctx)
+{
+	return find_fetch_type(NULL, ctx->flags);
+}
+
+static int prepare_btf_string(const char *type, struct fetch_prog *prog,
+			      struct traceprobe_parse_context *ctx)
+{
+	return 0;
+}
+
+#endif /* CONFIG_PROBE_EVENTS_BTF_ARGS */
+
+/* ------------------------------------------------------------------ */
+/* Stage 1: parse an expression into LOAD and DEREF instructions       */
+
+/* Deepest $stackN a kernel probe may read. */
+#define PARAM_MAX_STACK (THREAD_SIZE / sizeof(unsigned long))
+
+/* "$name": a variable.  @var points at the '$'. */
+static int parse_var(char *var, struct fetch_prog *prog,
+		     struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn = prog_cur(prog);
+	const char *name = var + 1;
+	int err = TP_ERR_BAD_VAR;
+	unsigned long n;
+	int len;
+
+	if (ctx->flags & TPARG_FL_TEVENT) {
+		struct ftrace_event_field *field;
+
+		list_for_each_entry(field, trace_get_fields(ctx->event), link) {
+			if (!strcmp(field->name, name)) {
+				insn->op = FETCH_OP_TP_ARG;
+				insn->data = field;
+				return 0;
+			}
+		}
+		if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
+			insn->op = FETCH_OP_COMM;
+			return 0;
+		}
+		goto bad;
+	}
+
+	if (str_has_prefix(name, "retval")) {
+		if (!(ctx->flags & TPARG_FL_RETURN)) {
+			err = TP_ERR_RETVAL_ON_PROBE;
+			goto bad;
+		}
+		if (IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
+		    (ctx->flags & TPARG_FL_KERNEL))
+			return parse_btf_arg(var, prog, ctx);
+		insn->op = FETCH_OP_RETVAL;
+		return 0;
+	}
+
+	len = str_has_prefix(name, "stack");
+	if (len) {
+		if (!name[len]) {
+			insn->op = FETCH_OP_STACKP;
+			return 0;
+		}
+		if (!isdigit(name[len]) || kstrtoul(name + len, 10, &n))
+			goto bad;
+		if ((ctx->flags & TPARG_FL_KERNEL) && n > PARAM_MAX_STACK) {
+			err = TP_ERR_BAD_STACK_NUM;
+			goto bad;
+		}
+		insn->op = FETCH_OP_STACK;
+		insn->param = n;
+		return 0;
+	}
+
+	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
+		insn->op = FETCH_OP_COMM;
+		return 0;
+	}
+
+	len = str_has_prefix(name, "arg");
+	if (len && IS_ENABLED(CONFIG_HAVE_FUNCTION_ARG_ACCESS_API)) {
+		int slot;
+
+		if (kstrtoul(name + len, 10, &n))
+			goto bad;
+		if (!n || n > PARAM_MAX_STACK) {
+			err = TP_ERR_BAD_ARG_NUM;
+			goto bad;
+		}
+		/* $arg1 is the first argument, number 0 */
+		if (tparg_is_function_entry(ctx->flags)) {
+			insn->op = FETCH_OP_ARG;
+			/* a tracepoint stub's first argument is not shown */
+			insn->param = n - 1 + !!(ctx->flags & TPARG_FL_TPOINT);
+			return 0;
+		}
+		if (tparg_is_function_return(ctx->flags)) {
+			slot = save_entry_arg(ctx->tp, n - 1);
+			if (slot < 0)
+				return slot;
+			insn->op = FETCH_OP_EDATA;
+			insn->offset = slot;
+			return 0;
+		}
+		err = TP_ERR_NOFENTRY_ARGS;
+	}
+bad:
+	__trace_probe_log_err(ctx->offset, err);
+	return -EINVAL;
+}
+
+/* "@ADDR", "@+FOFFS" or "@SYM[+|-offs]": a memory location. */
+static int parse_memory(char *arg, struct fetch_prog *prog,
+			struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn = prog_cur(prog);
+	unsigned long addr;
+	long foffs;
+	int ret;
+
+	if (isdigit(arg[1])) {
+		ret = kstrtoul(arg + 1, 0, &addr);
+		if (ret) {
+			trace_probe_log_err(ctx->offset, BAD_MEM_ADDR);
+			return ret;
+		}
+		insn->op = FETCH_OP_IMM;
+		insn->immediate = addr;
+	} else if (arg[1] == '+') {
+		if (ctx->flags & TPARG_FL_KERNEL) {
+			trace_probe_log_err(ctx->offset, FILE_ON_KPROBE);
+			return -EINVAL;
+		}
+		ret = kstrtol(arg + 2, 0, &foffs);
+		if (ret) {
+			trace_probe_log_err(ctx->offset, BAD_FILE_OFFS);
+			return ret;
+		}
+		insn->op = FETCH_OP_FOFFS;
+		insn->immediate = foffs;
+	} else {
+		if (!(ctx->flags & TPARG_FL_KERNEL)) {
+			trace_probe_log_err(ctx->offset, SYM_ON_UPROBE);
+			return -EINVAL;
+		}
+		/* the name waits for traceprobe_update_arg() */
+		insn->op = FETCH_NOP_SYMBOL;
+		insn->data = kstrdup(arg + 1, GFP_KERNEL);
+		if (!insn->data)
+			return -ENOMEM;
+		insn = prog_next_or_log(prog, ctx->offset);
+		if (!insn)
+			return -EINVAL;
+		insn->op = FETCH_OP_IMM;
+		insn->immediate = 0;
+	}
+
+	/* the location is read, not taken */
+	insn = prog_next_or_log(prog, ctx->offset);
+	if (!insn)
+		return -EINVAL;
+	insn->op = FETCH_OP_DEREF;
+	insn->offset = 0;
+	return 0;
+}
+
+static int parse_expr(char *arg, struct fetch_prog *prog,
+		      struct traceprobe_parse_context *ctx);
+
+/* "+|-[u]OFFS(EXPR)": read memory at EXPR + OFFS. */
+static int parse_deref(char *arg, struct fetch_prog *prog,
+		       struct traceprobe_parse_context *ctx)
+{
+	bool user = arg[1] == 'u';
+	char *num, *open, *inner, *close;
+	struct fetch_insn *insn;
+	int inner_offs, ret;
+	long offs;
+
+	/* the number keeps a '-' sign, a '+' one is dropped */
+	num = arg + 1 + user;
+	if (arg[0] == '-')
+		*--num = '-';
+	open = strchr(num, '(');
+	if (!open) {
+		trace_probe_log_err(ctx->offset, DEREF_NEED_BRACE);
+		return -EINVAL;
+	}
+	*open = '\0';
+	ret = kstrtol(num, 0, &offs);
+	if (ret) {
+		trace_probe_log_err(ctx->offset, BAD_DEREF_OFFS);
+		return ret;
+	}
+
+	/*
+	 * Errors inside the braces are reported relative to the inner
+	 * expression.  error_log has always counted that from the number
+	 * text, plus one unless the number starts with '-': keep it, so
+	 * that carets stay where users and tests expect them (this places
+	 * them one short after "+u", "-u" and "+-").
+	 */
+	inner = open + 1;
+	inner_offs = ctx->offset + (inner - num) + (num[0] != '-');
+	ctx->offset = inner_offs;
+	close = strrchr(inner, ')');
+	if (!close) {
+		trace_probe_log_err(ctx->offset + strlen(inner),
+				    DEREF_OPEN_BRACE);
+		return -EINVAL;
+	}
+	*close = '\0';
+
+	ret = parse_expr(inner, prog, ctx);
+	if (ret)
+		return ret;
+	ctx->offset = inner_offs;
+
+	insn = prog_cur(prog);
+	if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA) {
+		trace_probe_log_err(ctx->offset, COMM_CANT_DEREF);
+		return -EINVAL;
+	}
+	insn = prog_next_or_log(prog, ctx->offset);
+	if (!insn)
+		return -EINVAL;
+	insn->op = user ? FETCH_OP_UDEREF : FETCH_OP_DEREF;
+	insn->offset = offs;
+	/* what BTF said about the inner value no longer applies */
+	ctx->last_type = NULL;
+	return 0;
+}
+
+/* "\IMM" or "\"STRING\"": a constant. */
+static int parse_immediate(char *arg, struct fetch_prog *prog,
+			   struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn = prog_cur(prog);
+	char *body = arg + 1;
+	unsigned long imm;
+	size_t len;
+	int ret;
+
+	if (body[0] == '"') {
+		body++;
+		len = strlen(body);
+		if (!len || body[len - 1] != '"') {
+			trace_probe_log_err(ctx->offset + 2 + len, IMMSTR_NO_CLOSE);
+			return -EINVAL;
+		}
+		insn->data = kstrndup(body, len - 1, GFP_KERNEL);
+		if (!insn->data)
+			return -ENOMEM;
+		insn->op = FETCH_OP_DATA;
+		return 0;
+	}
+
+	if (isdigit(body[0]))
+		ret = kstrtoul(body, 0, &imm);
+	else if (body[0] == '-')
+		ret = kstrtol(body, 0, (long *)&imm);
+	else if (body[0] == '+')
+		ret = kstrtol(body + 1, 0, (long *)&imm);
+	else
+		ret = -EINVAL;
+	if (ret) {
+		trace_probe_log_err(ctx->offset + 1, BAD_IMM);
+		return ret;
+	}
+	insn->op = FETCH_OP_IMM;
+	insn->immediate = imm;
+	return 0;
+}
+
+/*
+ * Parse one expression into @prog: its LOAD goes to the current slot,
+ * dereferences after it.  On success the current slot is the last
+ * instruction written.
+ */
+static int parse_expr(char *arg, struct fetch_prog *prog,
+		      struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn;
+	int ret = 0;
+
+	switch (arg[0]) {
+	case '$':
+		ret = parse_var(arg, prog, ctx);
+		break;
+	case '%':
+		if (ctx->flags & (TPARG_FL_TEVENT | TPARG_FL_FPROBE)) {
+			/* no register set there; error_log shows it twice */
+			trace_probe_log_err(ctx->offset, BAD_VAR);
+			break;
+		}
+		ret = regs_query_register_offset(arg + 1);
+		if (ret < 0) {
+			trace_probe_log_err(ctx->offset, BAD_REG_NAME);
+			break;
+		}
+		insn = prog_cur(prog);
+		insn->op = FETCH_OP_REG;
+		insn->param = ret;
+		ret = 0;
+		break;
+	case '@':
+		ret = parse_memory(arg, prog, ctx);
+		break;
+	case '+':
+	case '-':
+		ret = parse_deref(arg, prog, ctx);
+		break;
+	case '\\':
+		ret = parse_immediate(arg, prog, ctx);
+		break;
+	default:
+		if (!isalpha(arg[0]) && arg[0] != '_')
+			break;
+		/* a parameter name, known from BTF */
+		if (!tparg_is_function_entry(ctx->flags) &&
+		    !tparg_is_function_return(ctx->flags)) {
+			trace_probe_log_err(ctx->offset, NOSUP_BTFARG);
+			return -EINVAL;
+		}
+		ret = parse_btf_arg(arg, prog, ctx);
+		break;
+	}
+
+	if (!ret && prog_cur(prog)->op == FETCH_OP_NOP) {
+		trace_probe_log_err(ctx->offset, BAD_FETCH_ARG);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stage 2: complete the program for the argument's type              */
+
+/* The ops a string store may follow (it reads from their address). */
+static bool op_gives_string_addr(enum fetch_op op)
+{
+	return op == FETCH_OP_DEREF || op == FETCH_OP_UDEREF ||
+	       op == FETCH_OP_IMM || op == FETCH_OP_COMM ||
+	       op == FETCH_OP_DATA || op == FETCH_OP_TP_ARG;
+}
+
+/* The ops whose value "symstr" may print as a symbol. */
+static bool op_gives_symbol_addr(enum fetch_op op)
+{
+	return op == FETCH_OP_REG || op == FETCH_OP_STACK ||
+	       op == FETCH_OP_RETVAL || op == FETCH_OP_ARG ||
+	       op == FETCH_OP_DEREF || op == FETCH_OP_TP_ARG;
+}
+
+/* Add the STORE of a string type; the last DEREF becomes the store. */
+static int add_string_store(struct fetch_prog *prog, struct probe_arg *parg,
+			    int type_offs, struct traceprobe_parse_context *ctx)
+{
+	bool symstr = !strcmp(parg->type->name, "symstr");
+	struct fetch_insn *insn = prog_cur(prog);
+
+	if (symstr ? !op_gives_symbol_addr(insn->op) :
+		     !op_gives_string_addr(insn->op)) {
+		if (symstr)
+			trace_probe_log_err(ctx->offset + type_offs, BAD_SYMSTRING);
+		else
+			trace_probe_log_err(ctx->offset + type_offs, BAD_STRING);
+		return -EINVAL;
+	}
+
+	/*
+	 * A dereference is turned into the store, which reads the string
+	 * from where the dereference would have read.  Values that are the
+	 * address themselves, symbols and arrays of string pointers keep
+	 * theirs and get a separate store.
+	 */
+	if (symstr || parg->count || insn->op == FETCH_OP_IMM ||
+	    insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA ||
+	    insn->op == FETCH_OP_TP_ARG) {
+		insn = prog_next_or_log(prog, ctx->offset);
+		if (!insn)
+			return -EINVAL;
+	}
+
+	if (!strcmp(parg->type->name, "ustring") || insn->op == FETCH_OP_UDEREF)
+		insn->op = FETCH_OP_ST_USTRING;
+	else if (symstr)
+		insn->op = FETCH_OP_ST_SYMSTR;
+	else
+		insn->op = FETCH_OP_ST_STRING;
+	insn->size = parg->type->size;
+	parg->dynamic = true;
+	return 0;
+}
+
+/* "b<width>@<offset>/<container>": add the MOD_BF that extracts it. */
+static int add_bitfield(const char *type, struct fetch_prog *prog,
+			const struct fetch_type *t)
+{
+	unsigned int cbits = BITS_PER_BYTE * t->size;
+	unsigned long width, shift;
+	struct fetch_insn *insn;
+	char *end;
+
+	width = simple_strtoul(type + 1, &end, 0);
+	if (!width || *end != '@')
+		return -EINVAL;
+	type = end + 1;
+	shift = simple_strtoul(type, &end, 0);
+	if (end == type || *end != '/')
+		return -EINVAL;
+
+	insn = prog_next(prog);
+	if (!insn)
+		return -EINVAL;
+	insn->op = FETCH_OP_MOD_BF;
+	insn->basesize = t->size;
+	insn->lshift = cbits - (width + shift);
+	insn->rshift = cbits - width;
+	return width + shift > cbits ? -EINVAL : 0;
+}
+
+/*
+ * Append STORE, MOD_BF, LP_ARRAY and END to the parsed expression.
+ * @type is the text after ':' (NULL if none) at @type_offs in the body.
+ */
+static int finish_prog(struct fetch_prog *prog, struct probe_arg *parg,
+		       const char *type, int type_offs,
+		       struct traceprobe_parse_context *ctx)
+{
+	struct fetch_insn *insn = prog_cur(prog);
+	struct fetch_insn *store;
+	int ret;
+
+	if (parg->type->is_string) {
+		ret = add_string_store(prog, parg, type_offs, ctx);
+		if (ret)
+			return ret;
+	} else if (insn->op == FETCH_OP_DEREF || insn->op == FETCH_OP_UDEREF) {
+		/* read the value itself instead of a pointer */
+		insn->op = insn->op == FETCH_OP_DEREF ? FETCH_OP_ST_MEM :
+							FETCH_OP_ST_UMEM;
+		insn->size = parg->type->size;
+	} else {
+		insn = prog_next_or_log(prog, ctx->offset);
+		if (!insn)
+			return -E2BIG;
+		insn->op = FETCH_OP_ST_RAW;
+		insn->size = parg->type->size;
+	}
+	store = prog_cur(prog);
+
+	if (type && type[0] == 'b') {
+		ret = add_bitfield(type, prog, parg->type);
+		if (ret) {
+			trace_probe_log_err(ctx->offset + type_offs, BAD_BITFIELD);
+			return ret;
+		}
+	} else if (!type && IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
+		   ctx->last_type) {
+		ret = add_btf_bitfield(prog, ctx);
+		if (ret)
+			return ret;
+	}
+
+	if (parg->count) {
+		if (store->op != FETCH_OP_ST_MEM &&
+		    store->op != FETCH_OP_ST_STRING &&
+		    store->op != FETCH_OP_ST_USTRING) {
+			trace_probe_log_err(ctx->offset + type_offs, BAD_STRING);
+			return -EINVAL;
+		}
+		insn = prog_next_or_log(prog, ctx->offset);
+		if (!insn)
+			return -E2BIG;
+		insn->op = FETCH_OP_LP_ARRAY;
+		insn->param = parg->count;
+	}
+
+	prog->insn[++prog->cur].op = FETCH_OP_END;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* One fetch argument                                                 */
+
+/*
+ * "[N]" after a type: @lb follows the '[' (at @arg + its offset in the
+ * body).  Sets parg->count.
+ */
+static int parse_array_count(char *lb, const char *arg, struct probe_arg *parg,
+			     struct traceprobe_parse_context *ctx)
+{
+	char *rb = strchr(lb, ']');
+	int err;
+
+	if (!rb) {
+		lb += strlen(lb);
+		err = TP_ERR_ARRAY_NO_CLOSE;
+	} else if (rb[1]) {
+		lb = rb + 1;
+		err = TP_ERR_BAD_ARRAY_SUFFIX;
+	} else {
+		*rb = '\0';
+		if (kstrtouint(lb, 0, &parg->count) || !parg->count)
+			err = TP_ERR_BAD_ARRAY_NUM;
+		else if (parg->count > MAX_ARRAY_LEN)
+			err = TP_ERR_ARRAY_TOO_BIG;
+		else
+			return 0;
+	}
+	__trace_probe_log_err(ctx->offset + (lb - arg), err);
+	return -EINVAL;
+}
+
+/*
+ * Split ":TYPE[N]" off @arg (cut at the ':'), set parg->count and
+ * parg->type.  Returns the type text (NULL if none) or an ERR_PTR.
+ */
+static char *parse_arg_type(char *arg, struct probe_arg *parg,
+			    struct traceprobe_parse_context *ctx)
+{
+	char *type = strchr(arg, ':');
+	char *lb;
+	int type_offs;
+
+	if (type) {
+		*type++ = '\0';
+		lb = strchr(type, '[');
+		if (lb) {
+			*lb++ = '\0';
+			if (parse_array_count(lb, arg, parg, ctx))
+				return ERR_PTR(-EINVAL);
+		}
+	}
+	type_offs = type ? type - arg : 0;
+
+	/* $comm and "immediate strings" are strings and nothing else */
+	if (!(ctx->flags & TPARG_FL_TEVENT) &&
+	    (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") ||
+	     !strncmp(arg, "\\\"", 2))) {
+		if (parg->count || (type && strcmp(type, "string"))) {
+			trace_probe_log_err(ctx->offset + type_offs,
+					    NEED_STRING_TYPE);
+			return ERR_PTR(-EINVAL);
+		}
+		parg->type = find_fetch_type("string", ctx->flags);
+	} else {
+		parg->type = find_fetch_type(type, ctx->flags);
+	}
+	if (!parg->type) {
+		trace_probe_log_err(ctx->offset + type_offs, BAD_TYPE);
+		return ERR_PTR(-EINVAL);
+	}
+	return type;
+}
+
+/* Parse "EXPR[:TYPE]" into @parg; *@size is the record size so far. */
+static int parse_arg_body(const char *body, ssize_t *size,
+			  struct probe_arg *parg,
+			  struct traceprobe_parse_context *ctx)
+{
+	struct fetch_prog *prog = NULL;
+	char *arg, *type;
+	int n, ret, len = strlen(body);
+
+	if (len > MAX_ARGSTR_LEN) {
+		trace_probe_log_err(ctx->offset, ARG_TOO_LONG);
+		return -E2BIG;
+	}
+	if (!len) {
+		trace_probe_log_err(ctx->offset, NO_ARG_BODY);
+		return -EINVAL;
+	}
+
+	arg = kstrdup(body, GFP_KERNEL);
+	parg->comm = kstrdup(body, GFP_KERNEL);
+	if (!arg || !parg->comm) {
+		ret = -ENOMEM;
+		goto out;
+	}
+
+	type = parse_arg_type(arg, parg, ctx);
+	if (IS_ERR(type)) {
+		ret = PTR_ERR(type);
+		goto out;
+	}
+
+	prog = kzalloc(sizeof(*prog), GFP_KERNEL);
+	if (!prog) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	prog->insn[FETCH_INSN_MAX - 1].op = FETCH_OP_END;
+
+	ctx->last_type = NULL;
+	ret = parse_expr(arg, prog, ctx);
+	if (ret)
+		goto out;
+
+	/* without ":TYPE", BTF knows better than the default */
+	if (IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) && ctx->last_type) {
+		if (!type) {
+			parg->type = btf_fetch_type(ctx);
+		} else if (strstr(type, "string")) {
+			ret = prepare_btf_string(type, prog, ctx);
+			if (ret)
+				goto out;
+		}
+	}
+
+	parg->offset = *size;
+	*size += parg->type->size * (parg->count ?: 1);
+	if (*size > MAX_PROBE_EVENT_SIZE) {
+		trace_probe_log_err(ctx->offset, EVENT_TOO_BIG);
+		ret = -E2BIG;
+		goto out;
+	}
+
+	if (parg->count) {
+		parg->fmt = kasprintf(GFP_KERNEL, "%s[%u]",
+				      parg->type->fmttype, parg->count);
+		if (!parg->fmt) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+
+	ret = finish_prog(prog, parg, type, type ? type - arg : 0, ctx);
+	if (ret)
+		goto out;
+
+	n = prog->cur + 1;
+	parg->code = kmemdup(prog->insn, n * sizeof(*prog->insn), GFP_KERNEL);
+	if (!parg->code)
+		ret = -ENOMEM;
+out:
+	/* on success the data moved to parg->code with the instructions */
+	if (ret && prog)
+		free_insn_data(prog->insn, FETCH_INSN_MAX);
+	kfree(prog);
+	kfree(arg);
+	return ret;
+}
+
+static const char * const reserved_field_names[] = {
+	"common_type",
+	"common_flags",
+	"common_preempt_count",
+	"common_pid",
+	"common_tgid",
+	FIELD_STRING_IP,
+	FIELD_STRING_RETIP,
+	FIELD_STRING_FUNC,
+};
+
+static bool arg_name_taken(const char *name, struct probe_arg *args, int n)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(reserved_field_names); i++)
+		if (!strcmp(reserved_field_names[i], name))
+			return true;
+	for (i = 0; i < n; i++)
+		if (!strcmp(args[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * The name of an argument given without "NAME=": a BTF variable is
+ * named after itself, anything else "argN".
+ */
+static char *default_arg_name(const char *arg, int idx)
+{
+	char *name;
+
+	if (IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS)) {
+		name = kmemdup_nul(arg, strchrnul(arg, ':') - arg, GFP_KERNEL);
+		if (name && is_good_name(name))
+			return name;
+		kfree(name);
+	}
+	return kasprintf(GFP_KERNEL, "arg%d", idx + 1);
+}
+
+/**
+ * traceprobe_parse_probe_arg - parse one fetch argument of a probe
+ * @tp: the probe; its args[@i] receives the result
+ * @i: argument index
+ * @arg: "[NAME=]EXPR[:TYPE]"
+ * @ctx: parse context of the probe (flags, BTF state)
+ *
+ * Errors are reported to error_log relative to the current word.
+ * Context: dyn_event_ops_mutex held, may sleep.
+ * Return: 0 or a negative error; @tp->args[@i] is freed with @tp.
+ */
+int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
+			       struct traceprobe_parse_context *ctx)
+{
+	struct probe_arg *parg = &tp->args[i];
+	const char *eq = strchr(arg, '=');
+	const char *body = arg;
+
+	ctx->tp = tp;
+	if (eq) {
+		if (eq - arg > MAX_ARG_NAME_LEN) {
+			trace_probe_log_err(0, ARG_NAME_TOO_LONG);
+			return -EINVAL;
+		}
+		if (eq == arg) {
+			trace_probe_log_err(0, NO_ARG_NAME);
+			return -EINVAL;
+		}
+		parg->name = kmemdup_nul(arg, eq - arg, GFP_KERNEL);
+		body = eq + 1;
+	} else {
+		parg->name = default_arg_name(arg, i);
+	}
+	if (!parg->name)
+		return -ENOMEM;
+
+	if (!is_good_name(parg->name)) {
+		trace_probe_log_err(0, BAD_ARG_NAME);
+		return -EINVAL;
+	}
+	if (arg_name_taken(parg->name, tp->args, i)) {
+		trace_probe_log_err(0, USED_ARG_NAME);
+		return -EINVAL;
+	}
+
+	ctx->offset = body - arg;
+	return parse_arg_body(body, &tp->size, parg, ctx);
+}
+
+/**
+ * traceprobe_free_probe_arg - free what a parsed argument owns
+ * @arg: the argument (the struct itself is not freed)
+ */
+void traceprobe_free_probe_arg(struct probe_arg *arg)
+{
+	if (arg->code)
+		free_insn_data(arg->code, INT_MAX);
+	kfree(arg->code);
+	kfree(arg->name);
+	kfree(arg->comm);
+	kfree(arg->fmt);
+}
+
+/**
+ * traceprobe_update_arg - resolve the @SYM addresses of an argument
+ * @arg: a parsed argument
+ *
+ * Context: may sleep (kallsyms lookup).
+ * Return: 0, -ENOENT for an unknown symbol, -EINVAL for a bad offset.
+ */
+int traceprobe_update_arg(struct probe_arg *arg)
+{
+	struct fetch_insn *insn;
+	unsigned long addr;
+	long offs;
+	char *sym;
+	int ret;
+
+	for (insn = arg->code; insn && insn->op != FETCH_OP_END; insn++) {
+		if (insn->op != FETCH_NOP_SYMBOL)
+			continue;
+		if (insn[1].op != FETCH_OP_IMM)
+			return -EINVAL;
+		sym = kstrdup(insn->data, GFP_KERNEL);
+		if (!sym)
+			return -ENOMEM;
+		ret = traceprobe_split_symbol_offset(sym, &offs);
+		addr = ret ? 0 : kallsyms_lookup_name(sym);
+		kfree(sym);
+		if (ret)
+			return ret;
+		if (!addr)
+			return -ENOENT;
+		insn[1].immediate = addr + offs;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Argument list rewriting: $arg* / $argN with BTF, %pd / %pD         */
+
+/*
+ * Find "$arg*" (at most one) and "$argN" among the arguments.
+ * Return: 1 if any, 0 if none, or a negative error.
+ */
+static int scan_var_args(int argc, const char *argv[], int *star,
+			 struct traceprobe_parse_context *ctx)
+{
+	int i, found = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!str_has_prefix(argv[i], "$arg"))
+			continue;
+		trace_probe_log_set_index(i + 2);
+		if (!tparg_is_function_entry(ctx->flags) &&
+		    !tparg_is_function_return(ctx->flags)) {
+			trace_probe_log_err(0, NOFENTRY_ARGS);
+			return -EINVAL;
+		}
+		found = 1;
+		if (isdigit(argv[i][4]))
+			continue;
+		if (argv[i][4] != '*') {
+			trace_probe_log_err(0, BAD_VAR);
+			return -EINVAL;
+		}
+		if (*star >= 0 && *star < argc) {
+			trace_probe_log_err(0, DOUBLE_ARGS);
+			return -EINVAL;
+		}
+		*star = i;
+	}
+	return found;
+}
+
+/*
+ * Append "NAME@suffix" for BTF parameter @idx at *@used in @buf and
+ * return where it starts (or an ERR_PTR).
+ */
+static const char *put_param_name(int idx, const char *suffix, char *buf,
+				  int size, int *used,
+				  struct traceprobe_parse_context *ctx)
+{
+	const char *name = NULL;
+	char *at = buf + *used;
+	int err, len;
+
+	if (idx < ctx->nr_params)
+		name = btf_name_by_offset(ctx->btf, ctx->params[idx].name_off);
+	if (!name) {
+		err = idx < ctx->nr_params ? TP_ERR_NO_BTF_ENTRY : TP_ERR_NO_BTFARG;
+		__trace_probe_log_err(0, err);
+		return ERR_PTR(-ENOENT);
+	}
+	len = snprintf(at, size - *used, "%s%s", name, suffix);
+	if (len >= size - *used) {
+		trace_probe_log_err(0, ARGS_2LONG);
+		return ERR_PTR(-E2BIG);
+	}
+	*used += len + 1;
+	return at;
+}
+
+/**
+ * traceprobe_expand_meta_args - replace $arg* and $argN by BTF names
+ * @argc: number of fetch arguments
+ * @argv: the fetch arguments (command word 2 onwards)
+ * @new_argc: out: number of arguments after expansion
+ * @buf: room for the generated names
+ * @bufsize: size of @buf
+ * @ctx: parse context (flags, funcname)
+ *
+ * Context: dyn_event_ops_mutex held.
+ * Return: a new argument vector to kfree() after use, NULL if nothing
+ * changed, or an ERR_PTR.
+ */
+const char **traceprobe_expand_meta_args(int argc, const char *argv[],
+					 int *new_argc, char *buf, int bufsize,
+					 struct traceprobe_parse_context *ctx)
+{
+	const char **out, *name;
+	int i, j, k, used = 0, star = -1, ret;
+	unsigned long n;
+	char *suffix;
+
+	ret = scan_var_args(argc, argv, &star, ctx);
+	if (ret < 0)
+		return ERR_PTR(ret);
+	*new_argc = argc;
+	if (!ret)
+		return NULL;
+
+	ret = query_btf_context(ctx);
+	if (ret < 0 || !ctx->nr_params) {
+		if (star < 0)
+			return NULL;
+		/* $arg* needs BTF */
+		trace_probe_log_err(0, NOSUP_BTFARG);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+
+	if (star >= 0)
+		*new_argc = argc - 1 + ctx->nr_params;
+	out = kcalloc(*new_argc, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return ERR_PTR(-ENOMEM);
+
+	for (i = 0, j = 0; i < argc; i++) {
+		trace_probe_log_set_index(i + 2);
+		if (i == star) {
+			for (k = 0; k < ctx->nr_params; k++) {
+				name = put_param_name(k, "", buf, bufsize,
+						      &used, ctx);
+				if (IS_ERR(name))
+					goto fail_name;
+				out[j++] = name;
+			}
+			continue;
+		}
+		if (!str_has_prefix(argv[i], "$arg")) {
+			out[j++] = argv[i];
+			continue;
+		}
+		n = simple_strtoul(argv[i] + 4, &suffix, 10);
+		if (*suffix != ':' && *suffix) {
+			trace_probe_log_err(0, BAD_VAR);
+			ret = -ENOENT;
+			goto fail;
+		}
+		if (!n) {
+			trace_probe_log_err(0, BAD_ARG_NUM);
+			ret = -EINVAL;
+			goto fail;
+		}
+		name = put_param_name(n - 1, suffix, buf, bufsize, &used, ctx);
+		if (IS_ERR(name))
+			goto fail_name;
+		out[j++] = name;
+	}
+	return out;
+
+fail_name:
+	ret = PTR_ERR(name);
+fail:
+	kfree(out);
+	return ERR_PTR(ret);
+}
+
+/**
+ * traceprobe_expand_dentry_args - rewrite "EXPR:%pd" and "EXPR:%pD"
+ * @argc: number of fetch arguments
+ * @argv: the fetch arguments; rewritten ones point into *@buf
+ * @buf: out: the rewritten text (NULL on entry), to kfree() after use
+ *
+ * "%pd" prints the name of a struct dentry *, "%pD" that of the dentry
+ * of a struct file *; both become dereferences with a string type.
+ *
+ * Return: 0, -EINVAL, or -ENOMEM (also when the text does not fit).
+ */
+int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf)
+{
+	const size_t name_offs = offsetof(struct dentry, d_name.name);
+	const size_t dentry_offs = offsetof(struct file, f_path.dentry);
+	char *out = NULL;
+	int i, len, used = 0;
+
+	if (*buf)
+		return -EINVAL;
+
+	for (i = 0; i < argc; i++) {
+		const char *arg = argv[i], *eq, *expr;
+		int arglen = strlen(arg), namelen = 0, exprlen;
+		bool file;
+
+		if (!glob_match("*:%p[dD]", arg))
+			continue;
+		if (!out) {
+			out = kmalloc(MAX_DENTRY_ARGS_LEN, GFP_KERNEL);
+			if (!out)
+				return -ENOMEM;
+		}
+		file = arg[arglen - 1] == 'D';
+		eq = strchr(arg, '=');
+		/* a '=' inside the type part does not name the argument */
+		if (eq && eq - arg >= arglen - 4)
+			eq = NULL;
+		expr = eq ? eq + 1 : arg;
+		if (eq)
+			namelen = eq - arg + 1;
+		exprlen = arg + arglen - 4 - expr;
+
+		if (file)
+			len = snprintf(out + used, MAX_DENTRY_ARGS_LEN - used,
+				       "%.*s+0x0(+0x%zx(+0x%zx(%.*s))):string",
+				       namelen, arg, name_offs, dentry_offs,
+				       exprlen, expr);
+		else
+			len = snprintf(out + used, MAX_DENTRY_ARGS_LEN - used,
+				       "%.*s+0x0(+0x%zx(%.*s)):string",
+				       namelen, arg, name_offs, exprlen, expr);
+		if (len >= MAX_DENTRY_ARGS_LEN - used) {
+			kfree(out);
+			return -ENOMEM;
+		}
+		argv[i] = out + used;
+		used += len + 1;
+	}
+	*buf = out;
+	return 0;
+}
+
+/**
+ * traceprobe_finish_parse - release what parsing a probe's args held
+ * @ctx: the parse context
+ *
+ * Must follow traceprobe_parse_probe_arg() and
+ * traceprobe_expand_meta_args() calls (it drops the BTF reference).
+ */
+void traceprobe_finish_parse(struct traceprobe_parse_context *ctx)
+{
+	clear_btf_context(ctx);
+}
+
+/* ------------------------------------------------------------------ */
+/* Event format: print fmt and fields                                 */
+
+/* A bounded string writer that counts what it could not write too. */
+struct fmt_writer {
+	char	*buf;
+	int	size;
+	int	len;
+};
+
+static __printf(2, 3) void fmt_add(struct fmt_writer *w, const char *fmt, ...)
+{
+	int room = w->len < w->size ? w->size - w->len : 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	w->len += vsnprintf(room ? w->buf + w->len : NULL, room, fmt, ap);
+	va_end(ap);
+}
+
+static void write_print_fmt(struct fmt_writer *w, struct trace_probe *tp,
+			    const char *head, const char *head_args)
+{
+	int i, j;
+
+	fmt_add(w, "\"%s", head);
+	for (i = 0; i < tp->nr_args; i++) {
+		struct probe_arg *a = &tp->args[i];
+
+		fmt_add(w, " %s=", a->name);
+		if (!a->count) {
+			fmt_add(w, "%s", a->type->fmt);
+			continue;
+		}
+		for (j = 0; j < a->count; j++)
+			fmt_add(w, "%s%s", j ? "," : "{", a->type->fmt);
+		fmt_add(w, "}");
+	}
+	fmt_add(w, "\"%s", head_args);
+
+	for (i = 0; i < tp->nr_args; i++) {
+		struct probe_arg *a = &tp->args[i];
+		const char *how = a->type->is_string ? "__get_str(%s" : "REC->%s";
+
+		for (j = 0; j < (a->count ?: 1); j++) {
+			fmt_add(w, ", ");
+			fmt_add(w, how, a->name);
+			if (a->count)
+				fmt_add(w, "[%d]", j);
+			if (a->type->is_string)
+				fmt_add(w, ")");
+		}
+	}
+}
+
+/**
+ * traceprobe_set_print_fmt - build the event's print fmt
+ * @tp: the probe, arguments parsed
+ * @ptype: what precedes the arguments (address, return addresses, none)
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype)
+{
+	struct fmt_writer w = { };
+	const char *head, *head_args;
+
+	switch (ptype) {
+	case PROBE_PRINT_NORMAL:
+		head = "(%lx)";
+		head_args = ", REC->" FIELD_STRING_IP;
+		break;
+	case PROBE_PRINT_RETURN:
+		head = "(%lx <- %lx)";
+		head_args = ", REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP;
+		break;
+	case PROBE_PRINT_EVENT:
+		head = "";
+		head_args = "";
+		break;
+	default:
+		WARN_ON_ONCE(1);
+		return 0;
+	}
+
+	/* measure, then write */
+	write_print_fmt(&w, tp, head, head_args);
+	w.size = w.len + 1;
+	w.len = 0;
+	w.buf = kmalloc(w.size, GFP_KERNEL);
+	if (!w.buf)
+		return -ENOMEM;
+	write_print_fmt(&w, tp, head, head_args);
+	trace_probe_event_call(tp)->print_fmt = w.buf;
+	return 0;
+}
+
+static void free_field_strings(struct trace_probe_event *tpe)
+{
+	while (tpe->nr_field_strings)
+		kfree(tpe->field_strings[--tpe->nr_field_strings]);
+	kfree(tpe->field_strings);
+	tpe->field_strings = NULL;
+}
+
+/**
+ * traceprobe_define_arg_fields - define the format fields of the args
+ * @event_call: the event
+ * @offset: where the arguments start in the record
+ * @tp: the probe whose arguments describe the event
+ *
+ * The field names and types are copies owned by the event, so that they
+ * outlive @tp when a sibling probe keeps the event.  Safe to call again
+ * after a failure.  Context: event_mutex held.
+ *
+ * Return: 0 or a negative error.
+ */
+int traceprobe_define_arg_fields(struct trace_event_call *event_call,
+				 size_t offset, struct trace_probe *tp)
+{
+	struct trace_probe_event *tpe = trace_probe_event_from_call(event_call);
+	int i, ret;
+
+	free_field_strings(tpe);
+	if (!tp->nr_args)
+		return 0;
+	tpe->field_strings = kcalloc(2 * tp->nr_args, sizeof(char *), GFP_KERNEL);
+	if (!tpe->field_strings)
+		return -ENOMEM;
+
+	for (i = 0; i < tp->nr_args; i++) {
+		struct probe_arg *a = &tp->args[i];
+		char *name = kstrdup(a->name, GFP_KERNEL);
+		char *type = kstrdup(a->fmt ?: a->type->fmttype, GFP_KERNEL);
+
+		if (!name || !type) {
+			kfree(name);
+			kfree(type);
+			return -ENOMEM;
+		}
+		tpe->field_strings[tpe->nr_field_strings++] = name;
+		tpe->field_strings[tpe->nr_field_strings++] = type;
+
+		ret = trace_define_field(event_call, type, name,
+					 offset + a->offset,
+					 a->type->size * (a->count ?: 1),
+					 a->type->is_signed, FILTER_OTHER);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Probes and their events                                            */
+
+/* Free an event nobody refers to any more, with the strings it owns. */
+static void tp_event_release(struct trace_probe_event *tpe)
+{
+	free_field_strings(tpe);
+	kfree(tpe->call.print_fmt);
+	kfree(tpe->call.name);
+	kfree(tpe->class.system);
+	kfree(tpe);
+}
+
+/**
+ * trace_probe_append - make @tp share the event of @to
+ * @tp: a probe with its own, unregistered event (which is freed)
+ * @to: a probe of the event to join
+ *
+ * Context: dyn_event_ops_mutex held.
+ * Return: 0, or -EBUSY if @tp's event has other probes.
+ */
+int trace_probe_append(struct trace_probe *tp, struct trace_probe *to)
+{
+	struct trace_probe_event *own = tp->event;
+
+	if (trace_probe_has_sibling(tp))
+		return -EBUSY;
+
+	/* @tp is the only probe of its event: drop the event, join @to's */
+	list_move_tail(&tp->list, &to->event->probes);
+	tp->event = to->event;
+	tp_event_release(own);
+	return 0;
+}
+
+/**
+ * trace_probe_unlink - detach @tp from its event
+ * @tp: the probe
+ *
+ * The event is freed with its last probe.
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_unlink(struct trace_probe *tp)
+{
+	struct trace_probe_event *tpe = tp->event;
+
+	tp->event = NULL;
+	list_del_init(&tp->list);
+	if (list_empty(&tpe->probes))
+		tp_event_release(tpe);
+}
+
+/**
+ * trace_probe_cleanup - free everything @tp owns (not @tp itself)
+ * @tp: the probe
+ */
+void trace_probe_cleanup(struct trace_probe *tp)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	struct probe_arg *a;
+
+	for (a = tp->args; a < tp->args + tp->nr_args; a++)
+		traceprobe_free_probe_arg(a);
+
+	tp->entry_arg = NULL;
+	if (ea)
+		kfree(ea->code);
+	kfree(ea);
+
+	if (tp->event)
+		trace_probe_unlink(tp);
+}
+
+/**
+ * trace_probe_init - set up @tp with a new event GROUP/EVENT
+ * @tp: the probe (args[@nargs] follow it)
+ * @event: event name
+ * @group: group (system) name
+ * @alloc_filter: reserve a struct trace_uprobe_filter with the event
+ * @nargs: number of arguments
+ *
+ * Return: 0, -EINVAL or -ENOMEM (then @tp is cleaned up).
+ */
+int trace_probe_init(struct trace_probe *tp, const char *event,
+		     const char *group, bool alloc_filter, int nargs)
+{
+	struct trace_probe_event *tpe;
+	size_t size = sizeof(*tpe);
+
+	if (!event || !group)
+		return -EINVAL;
+
+	if (alloc_filter)
+		size += sizeof(struct trace_uprobe_filter);
+	tpe = kzalloc(size, GFP_KERNEL);
+	if (!tpe)
+		return -ENOMEM;
+
+	INIT_LIST_HEAD(&tpe->files);
+	INIT_LIST_HEAD(&tpe->class.fields);
+	INIT_LIST_HEAD(&tpe->probes);
+	tpe->call.class = &tpe->class;
+	tp->event = tpe;
+	INIT_LIST_HEAD(&tp->list);
+	list_add(&tp->list, &tpe->probes);
+
+	tp->nr_args = nargs;
+	if (nargs)
+		memset(tp->args, 0, nargs * sizeof(tp->args[0]));
+
+	tpe->call.name = kstrdup(event, GFP_KERNEL);
+	tpe->class.system = kstrdup(group, GFP_KERNEL);
+	if (!tpe->call.name || !tpe->class.system) {
+		trace_probe_cleanup(tp);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct trace_event_call *
+find_trace_event_call(const char *system, const char *event_name)
+{
+	struct trace_event_call *call;
+	const char *name;
+
+	list_for_each_entry(call, &ftrace_events, list) {
+		if (!call->class->system || strcmp(system, call->class->system))
+			continue;
+		name = trace_event_name(call);
+		if (name && !strcmp(event_name, name))
+			return call;
+	}
+	return NULL;
+}
+
+/**
+ * trace_probe_register_event_call - make @tp's event visible
+ * @tp: the probe
+ *
+ * Context: event_mutex held.
+ * Return: 0, -EEXIST if GROUP/EVENT is taken, or another error.
+ */
+int trace_probe_register_event_call(struct trace_probe *tp)
+{
+	struct trace_event_call *call = trace_probe_event_call(tp);
+	int ret;
+
+	lockdep_assert_held(&event_mutex);
+
+	if (find_trace_event_call(trace_probe_group_name(tp),
+				  trace_probe_name(tp)))
+		return -EEXIST;
+
+	if (!register_trace_event(&call->event))
+		return -ENODEV;
+
+	ret = trace_add_event_call(call);
+	if (ret)
+		unregister_trace_event(&call->event);
+	return ret;
+}
+
+/**
+ * trace_probe_add_file - enable the event on an instance's file
+ * @tp: the probe
+ * @file: the trace_event_file
+ *
+ * Context: event_mutex held.
+ * Return: 0 or -ENOMEM.
+ */
+int trace_probe_add_file(struct trace_probe *tp, struct trace_event_file *file)
+{
+	struct event_file_link *link = kmalloc(sizeof(*link), GFP_KERNEL);
+
+	if (!link)
+		return -ENOMEM;
+	link->file = file;
+	INIT_LIST_HEAD(&link->list);
+	list_add_tail_rcu(&link->list, &tp->event->files);
+	trace_probe_set_flag(tp, TP_FLAG_TRACE);
+	return 0;
+}
+
+/**
+ * trace_probe_get_file_link - find the link of @file
+ * @tp: the probe
+ * @file: the trace_event_file
+ *
+ * Context: event_mutex held.
+ * Return: the link or NULL.
+ */
+struct event_file_link *trace_probe_get_file_link(struct trace_probe *tp,
+						  struct trace_event_file *file)
+{
+	struct event_file_link *link;
+
+	trace_probe_for_each_link(link, tp)
+		if (link->file == file)
+			return link;
+	return NULL;
+}
+
+/**
+ * trace_probe_remove_file - disable the event on an instance's file
+ * @tp: the probe
+ * @file: the trace_event_file
+ *
+ * The link is freed after an RCU grace period, hit paths may still be
+ * walking it.  Context: event_mutex held, may sleep.
+ * Return: 0 or -ENOENT.
+ */
+int trace_probe_remove_file(struct trace_probe *tp,
+			    struct trace_event_file *file)
+{
+	struct event_file_link *link = trace_probe_get_file_link(tp, file);
+
+	if (!link)
+		return -ENOENT;
+	list_del_rcu(&link->list);
+	kvfree_rcu_mightsleep(link);
+	if (list_empty(&tp->event->files))
+		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
+	return 0;
+}
+
+/**
+ * trace_probe_compare_arg_type - compare the arguments of two probes
+ * @a: a probe
+ * @b: another probe
+ *
+ * Return: 0 if both have the same argument names, types and counts,
+ * else the 1-based index of the first argument that differs (for lists
+ * of different lengths, the one after the shorter list).
+ */
+int trace_probe_compare_arg_type(struct trace_probe *a, struct trace_probe *b)
+{
+	int i;
+
+	/* a different number of arguments differs after the shorter list */
+	if (a->nr_args != b->nr_args)
+		return min(a->nr_args, b->nr_args) + 1;
+
+	for (i = 0; i < a->nr_args; i++)
+		if (a->args[i].type != b->args[i].type ||
+		    a->args[i].count != b->args[i].count ||
+		    strcmp(a->args[i].name, b->args[i].name))
+			return i + 1;
+	return 0;
+}
+
+/**
+ * trace_probe_match_command_args - do "NAME=EXPR" words match the args?
+ * @tp: the probe
+ * @argc: number of words
+ * @argv: words as the user wrote them
+ *
+ * Return: true if the first @argc arguments of @tp are exactly these.
+ */
+bool trace_probe_match_command_args(struct trace_probe *tp,
+				    int argc, const char **argv)
+{
+	int i;
+
+	if (argc > tp->nr_args)
+		return false;
+	for (i = 0; i < argc; i++) {
+		const char *w = argv[i];
+		size_t len = strlen(tp->args[i].name);
+
+		if (strncmp(w, tp->args[i].name, len) || w[len] != '=' ||
+		    strcmp(w + len + 1, tp->args[i].comm))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * trace_probe_create - split a command into words and create a probe
+ * @raw_command: the command line
+ * @createfn: called with the words (not for an empty command)
+ *
+ * Return: what @createfn returns, 0 for an empty command, or -ENOMEM.
+ */
+int trace_probe_create(const char *raw_command, int (*createfn)(int, const char **))
+{
+	int argc = 0, ret = 0;
+	char **argv = argv_split(GFP_KERNEL, raw_command, &argc);
+
+	if (!argv)
+		return -ENOMEM;
+	if (argc)
+		ret = createfn(argc, (const char **)argv);
+	argv_free(argv);
+	return ret;
+}

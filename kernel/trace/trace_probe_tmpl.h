@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Run-time half of the fetch-argument engine: the interpreter of the
+ * fetch programs built by trace_probe.c.
+ *
+ * A probe front end includes this file and defines the helpers declared
+ * below (how to read memory, strings and, in process_fetch_insn(), the
+ * LOAD instructions that depend on its context); the stages after LOAD
+ * are common and live here.  All of it runs in the probe hit path, with
+ * preemption disabled and possibly in NMI context, so nothing here may
+ * sleep, take locks or be probed.
+ */
+#ifndef _KERNEL_TRACE_PROBE_TMPL_H
+#define _KERNEL_TRACE_PROBE_TMPL_H
+
+/*
+ * Provided by the front end.  All of them return the number of bytes of
+ * dynamic data consumed (>= 0) or a negative error; with @dest == NULL,
+ * process_fetch_insn() only returns how much dynamic data it would need.
+ */
+static int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+		   void *dest, void *base);
+static nokprobe_inline int fetch_store_strlen(unsigned long addr);
+static nokprobe_inline int
+fetch_store_string(unsigned long addr, void *dest, void *base);
+static nokprobe_inline int fetch_store_strlen_user(unsigned long addr);
+static nokprobe_inline int
+fetch_store_string_user(unsigned long addr, void *dest, void *base);
+static nokprobe_inline int
+probe_mem_read(void *dest, void *src, size_t size);
+static nokprobe_inline int
+probe_mem_read_user(void *dest, void *src, size_t size);
+
+/* Bytes "symbol+0xoff/0xsize [mod]" of @addr takes, NUL included. */
+static nokprobe_inline int
+fetch_store_symstrlen(unsigned long addr)
+{
+	char name[KSYM_SYMBOL_LEN];
+	int len = sprint_symbol(name, addr);
+
+	return len < 0 ? 0 : len + 1;
+}
+
+/*
+ * Store "symbol+0xoff/0xsize" of @addr at the data location *@dest
+ * (relative to @base) and make *@dest describe it.  Returns the bytes
+ * used, NUL included.
+ */
+static nokprobe_inline int
+fetch_store_symstring(unsigned long addr, void *dest, void *base)
+{
+	u32 loc = *(u32 *)dest;
+	unsigned int room = get_loc_len(loc);
+	char name[KSYM_SYMBOL_LEN];
+	int len;
+
+	if (unlikely(!room))
+		return -ENOMEM;
+	len = sprint_symbol(name, addr) + 1;
+	if (len > room)
+		len = room;
+	memcpy(get_loc_data(dest, base), name, len);
+	((char *)get_loc_data(dest, base))[len - 1] = '\0';
+	*(u32 *)dest = make_data_loc(len, get_loc_offs(loc));
+	return len;
+}
+
+/* The LOAD instructions that do not depend on the probe's context. */
+static nokprobe_inline int
+process_common_fetch_insn(struct fetch_insn *code, unsigned long *val)
+{
+	if (code->op == FETCH_OP_IMM)
+		*val = code->immediate;
+	else if (code->op == FETCH_OP_COMM)
+		*val = (unsigned long)current->comm;
+	else if (code->op == FETCH_OP_DATA)
+		*val = (unsigned long)code->data;
+	else
+		return -EILSEQ;
+	return 0;
+}
+
+static nokprobe_inline bool fetch_op_is_string_store(enum fetch_op op)
+{
+	return op == FETCH_OP_ST_STRING || op == FETCH_OP_ST_USTRING ||
+	       op == FETCH_OP_ST_SYMSTR;
+}
+
+/* Follow one DEREF/UDEREF: *@val = *(*@val + offset). */
+static nokprobe_inline int
+fetch_follow(const struct fetch_insn *insn, unsigned long *val)
+{
+	void *addr = (void *)*val + insn->offset;
+
+	if (insn->op == FETCH_OP_UDEREF)
+		return probe_mem_read_user(val, addr, sizeof(*val));
+	return probe_mem_read(val, addr, sizeof(*val));
+}
+
+/* Write the low @size bytes of @val to @dest. */
+static nokprobe_inline void
+fetch_put_value(void *dest, unsigned int size, unsigned long val)
+{
+	if (size == sizeof(u8))
+		*(u8 *)dest = val;
+	else if (size == sizeof(u16))
+		*(u16 *)dest = val;
+	else if (size == sizeof(u32))
+		*(u32 *)dest = val;
+	else if (size == sizeof(u64))
+		*(u64 *)dest = val;
+	else
+		*(unsigned long *)dest = val;
+}
+
+/* Cut a bitfield out of its container: shift out the high, then the low bits. */
+static nokprobe_inline void
+fetch_cut_bitfield(const struct fetch_insn *bf, void *dest)
+{
+	u64 v;
+
+	switch (bf->basesize) {
+	case 1:
+		v = *(u8 *)dest;
+		*(u8 *)dest = (u8)(v << bf->lshift) >> bf->rshift;
+		break;
+	case 2:
+		v = *(u16 *)dest;
+		*(u16 *)dest = (u16)(v << bf->lshift) >> bf->rshift;
+		break;
+	case 4:
+		v = *(u32 *)dest;
+		*(u32 *)dest = (u32)(v << bf->lshift) >> bf->rshift;
+		break;
+	case 8:
+		v = *(u64 *)dest;
+		*(u64 *)dest = (v << bf->lshift) >> bf->rshift;
+		break;
+	}
+}
+
+/*
+ * Run one STORE for the value @val.  With @dest == NULL only measure the
+ * dynamic data a string store would need.
+ */
+static nokprobe_inline int
+fetch_store(const struct fetch_insn *st, unsigned long val, void *dest,
+	    void *base)
+{
+	unsigned long addr = val + st->offset;
+	int err;
+
+	switch (st->op) {
+	case FETCH_OP_ST_RAW:
+		if (dest)
+			fetch_put_value(dest, st->size, val);
+		return 0;
+	case FETCH_OP_ST_MEM:
+	case FETCH_OP_ST_UMEM:
+		if (!dest)
+			return 0;
+		if (st->op == FETCH_OP_ST_MEM)
+			err = probe_mem_read(dest, (void *)addr, st->size);
+		else
+			err = probe_mem_read_user(dest, (void *)addr, st->size);
+		if (err)	/* record zeroes rather than stale bytes */
+			memset(dest, 0, st->size);
+		return 0;
+	case FETCH_OP_ST_STRING:
+		return dest ? fetch_store_string(addr, dest, base) :
+			      fetch_store_strlen(addr);
+	case FETCH_OP_ST_USTRING:
+		return dest ? fetch_store_string_user(addr, dest, base) :
+			      fetch_store_strlen_user(addr);
+	case FETCH_OP_ST_SYMSTR:
+		return dest ? fetch_store_symstring(addr, dest, base) :
+			      fetch_store_symstrlen(addr);
+	default:
+		return -EILSEQ;
+	}
+}
+
+/*
+ * Mark the string slots @dest[0..n) as faulted: empty, located where the
+ * data of the first one would have gone.
+ */
+static nokprobe_inline void
+fetch_fault_strings(u32 *dest, unsigned int n)
+{
+	u32 offs = get_loc_offs(*dest);
+
+	while (n--)
+		*dest++ = make_data_loc(0, offs);
+}
+
+/**
+ * process_fetch_insn_bottom - run a fetch program after its LOAD
+ * @code: the instruction after LOAD
+ * @val: the value LOAD produced
+ * @dest: the argument's slot in the record, or NULL to measure
+ * @base: the start of the record (data locations are relative to it)
+ *
+ * Follows the dereferences, stores the value (once per element for an
+ * array; for an array of strings the last dereference walks an array of
+ * pointers) and applies the bitfield mask.  Context: probe hit path.
+ *
+ * Return: the bytes of dynamic data used (or needed when @dest is NULL),
+ * or a negative error.  On a fault the slot is left as a faulted string
+ * or as zeroes, never as stale bytes.
+ */
+static nokprobe_inline int
+process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val,
+			  void *dest, void *base)
+{
+	struct fetch_insn *last_deref = NULL, *st, *bf = NULL;
+	unsigned long ptr = 0;	/* what the last dereference started from */
+	unsigned int i, nr = 1;
+	bool is_array = false;
+	int ret = 0, total = 0;
+
+	/* Dereference stage: recognised by the op, so no bound is needed. */
+	for (st = code; st->op == FETCH_OP_DEREF || st->op == FETCH_OP_UDEREF;
+	     st++) {
+		ptr = val;
+		ret = fetch_follow(st, &val);
+		if (ret)
+			break;
+		last_deref = st;
+	}
+
+	/* The shape after STORE: [MOD_BF] [LP_ARRAY] END */
+	code = st + 1;
+	if (code->op == FETCH_OP_MOD_BF)
+		bf = code++;
+	if (code->op == FETCH_OP_LP_ARRAY) {
+		is_array = true;
+		nr = code->param;
+		code++;
+	}
+	if (code->op != FETCH_OP_END)
+		return -EILSEQ;
+
+	if (ret) {		/* a dereference faulted */
+		if (dest && fetch_op_is_string_store(st->op))
+			fetch_fault_strings(dest, nr);
+		else if (dest)
+			memset(dest, 0, st->size * nr);
+		return ret;
+	}
+
+	for (i = 0; i < nr; i++) {
+		u32 loc = dest ? *(u32 *)dest : 0;
+
+		if (i && fetch_op_is_string_store(st->op)) {
+			/* Element i of an array of string pointers */
+			val = ptr + i * sizeof(char *);
+			if (!last_deref || fetch_follow(last_deref, &val)) {
+				if (dest)
+					fetch_fault_strings(dest, nr - i);
+				break;
+			}
+		}
+		ret = fetch_store(st, val, dest, base);
+		if (bf && dest)
+			fetch_cut_bitfield(bf, dest);
+		if (!is_array)
+			return ret;
+		if (ret > 0)
+			total += ret;
+		if (!dest)
+			continue;
+		if (fetch_op_is_string_store(st->op)) {
+			dest += sizeof(u32);
+			if (i + 1 < nr)
+				*(u32 *)dest = update_data_loc(loc, max(ret, 0));
+		} else {
+			dest += st->size;
+			val += st->size;
+		}
+	}
+	return total;
+}
+
+/* Sum up the dynamic data (strings) @tp's arguments need for this hit. */
+static nokprobe_inline int
+__get_data_size(struct trace_probe *tp, struct pt_regs *regs, void *edata)
+{
+	int i, len, sum = 0;
+
+	for (i = 0; i < tp->nr_args; i++) {
+		if (likely(!tp->args[i].dynamic))
+			continue;
+		len = process_fetch_insn(tp->args[i].code, regs, edata, NULL, NULL);
+		if (len > 0)
+			sum += len;
+	}
+	return sum;
+}
+
+/*
+ * Fill the argument part @data of a record whose header is @header_size
+ * bytes; @maxlen bytes of dynamic data follow the fixed part.
+ */
+static nokprobe_inline void
+store_trace_args(void *data, struct trace_probe *tp, void *rec, void *edata,
+		 int header_size, int maxlen)
+{
+	void *base = data - header_size;
+	void *dyn = data + tp->size;
+	int i, used;
+
+	for (i = 0; i < tp->nr_args; i++) {
+		struct probe_arg *arg = &tp->args[i];
+		u32 *slot = data + arg->offset;
+
+		if (unlikely(arg->dynamic))
+			*slot = make_data_loc(maxlen, dyn - base);
+		used = process_fetch_insn(arg->code, rec, edata, slot, base);
+		if (arg->dynamic && likely(used > 0)) {
+			dyn += used;
+			maxlen -= used;
+		}
+	}
+}
+
+#endif /* _KERNEL_TRACE_PROBE_TMPL_H */
