@@ -1,0 +1,696 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for fprobe (kernel/trace/fprobe.c) beyond lib/test_fprobe.c:
+ * glob filters, entry_data, skipping exits, soft disabling, the missed
+ * counter, sharing with kprobes, sleeping calls in flight, and the
+ * register/unregister contract.
+ */
+#include <kunit/test.h>
+#include <linux/atomic.h>
+#include <linux/fprobe.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+#define FC_NTARGETS	3
+#define FC_SLEEPERS	64
+#define FC_TIMEOUT	(60 * HZ)
+
+/*
+ * Targets, called through pointers set at run time so that the compiler
+ * neither inlines nor clones them (a clone would not be the probed copy).
+ */
+static noinline u64 fprobe_core_tgt_a(u64 v)
+{
+	return v * 3 + 1;
+}
+
+static noinline u64 fprobe_core_tgt_b(u64 v)
+{
+	return v * 5 + 2;
+}
+
+static noinline u64 fprobe_core_tgt_c(u64 v)
+{
+	return v * 7 + 3;
+}
+
+static noinline u64 fprobe_core_outer(u64 v, u64 (*inner)(u64))
+{
+	return inner(v + 1) + 1;
+}
+
+static u64 (*fc_tgt[FC_NTARGETS])(u64);
+static u64 (*fc_outer)(u64, u64 (*)(u64));
+
+/* What the handlers saw; one test runs at a time. */
+struct fc_state {
+	struct kunit	*test;
+	unsigned long	site[FC_NTARGETS];	/* ftrace sites of fc_tgt[] */
+	unsigned long	outer_site;
+	atomic_t	entries[FC_NTARGETS + 1];	/* [FC_NTARGETS]: outer */
+	atomic_t	exits[FC_NTARGETS + 1];
+	atomic_t	bad_data;
+	atomic_t	bad_ip;
+	atomic_t	not_busy;
+	size_t		data_size;
+	bool		skip_odd;
+	bool		recurse;
+};
+
+static struct fc_state fc;
+static noinline int fprobe_core_sleep(int i);
+static int (*fc_sleep)(int);
+
+static unsigned long fc_site_of(void *func)
+{
+	unsigned long size, addr = (unsigned long)func;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, NULL) || !size)
+		return 0;
+	return ftrace_location_range(addr, addr + size - 1);
+}
+
+static int fc_index(unsigned long ip)
+{
+	int i;
+
+	for (i = 0; i < FC_NTARGETS; i++)
+		if (ip == fc.site[i])
+			return i;
+	if (ip == fc.outer_site)
+		return FC_NTARGETS;
+	return -1;
+}
+
+/* A byte pattern that depends on the call's argument and the offset. */
+static u8 fc_pattern(unsigned long arg, size_t off)
+{
+	return (u8)(arg * 31 + off * 7 + 1);
+}
+
+static notrace int fc_entry(struct fprobe *fp, unsigned long ip,
+			    unsigned long ret_ip, struct pt_regs *regs,
+			    void *data)
+{
+	unsigned long arg = regs_get_kernel_argument(regs, 0);
+	int i = fc_index(ip);
+	size_t off;
+
+	if (i < 0) {
+		atomic_inc(&fc.bad_ip);
+		return 0;
+	}
+	atomic_inc(&fc.entries[i]);
+	if (fprobe_shared_with_kprobes(fp) && !kprobe_running())
+		atomic_inc(&fc.not_busy);
+	if (fc.recurse)
+		fc_tgt[2](arg);	/* probed too: must be counted as missed */
+	if (fc.data_size) {
+		if (!data) {
+			atomic_inc(&fc.bad_data);
+			return 0;
+		}
+		for (off = 0; off < fc.data_size; off++)
+			((u8 *)data)[off] = fc_pattern(arg, off);
+	} else if (data) {
+		atomic_inc(&fc.bad_data);
+	}
+	return fc.skip_odd && (arg & 1);
+}
+
+static notrace void fc_exit(struct fprobe *fp, unsigned long ip,
+			    unsigned long ret_ip, struct pt_regs *regs,
+			    void *data)
+{
+	int i = fc_index(ip);
+	unsigned long arg;
+	size_t off;
+
+	if (i < 0) {
+		atomic_inc(&fc.bad_ip);
+		return;
+	}
+	atomic_inc(&fc.exits[i]);
+	if (fprobe_shared_with_kprobes(fp) && !kprobe_running())
+		atomic_inc(&fc.not_busy);
+	if (instruction_pointer(regs) != ret_ip)
+		atomic_inc(&fc.bad_ip);
+	if (!fc.data_size) {
+		if (data)
+			atomic_inc(&fc.bad_data);
+		return;
+	}
+	if (!data) {
+		atomic_inc(&fc.bad_data);
+		return;
+	}
+	/* The argument is gone by now: recover it from the first byte. */
+	for (arg = 0; arg < 256; arg++)
+		if (fc_pattern(arg, 0) == ((u8 *)data)[0])
+			break;
+	for (off = 0; off < fc.data_size; off++)
+		if (((u8 *)data)[off] != fc_pattern(arg, off)) {
+			atomic_inc(&fc.bad_data);
+			return;
+		}
+}
+
+static int fc_init(struct kunit *test)
+{
+	int i;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.test = test;
+	fc_tgt[0] = fprobe_core_tgt_a;
+	fc_tgt[1] = fprobe_core_tgt_b;
+	fc_tgt[2] = fprobe_core_tgt_c;
+	fc_outer = fprobe_core_outer;
+	fc_sleep = fprobe_core_sleep;
+	for (i = 0; i < FC_NTARGETS; i++) {
+		fc.site[i] = fc_site_of(fc_tgt[i]);
+		KUNIT_ASSERT_NE(test, fc.site[i], 0);
+	}
+	fc.outer_site = fc_site_of(fc_outer);
+	KUNIT_ASSERT_NE(test, fc.outer_site, 0);
+	return 0;
+}
+
+static void fc_call_all(u64 v)
+{
+	int i;
+
+	for (i = 0; i < FC_NTARGETS; i++)
+		KUNIT_EXPECT_EQ(fc.test, fc_tgt[i](v), v * (3 + 2 * i) + 1 + i);
+}
+
+/* A glob with a notfilter probes exactly the functions it names. */
+static void fc_test_glob(struct kunit *test)
+{
+	struct fprobe fp = { .entry_handler = fc_entry, .exit_handler = fc_exit };
+
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_tgt_*",
+					      "fprobe_core_tgt_b"), 0);
+	KUNIT_EXPECT_TRUE(test, fprobe_is_registered(&fp));
+	fc_call_all(4);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_FALSE(test, fprobe_is_registered(&fp));
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[1]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[2]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+	KUNIT_EXPECT_EQ(test, fp.nmissed, 0);
+
+	/* "?" and "[...]" work too; a glob that matches nothing is refused. */
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_tgt_[bc]", NULL), 0);
+	fc_call_all(5);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 2);
+	KUNIT_EXPECT_EQ(test, register_fprobe(&fp, "fprobe_core_no_such_fn?", NULL),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, fprobe_is_registered(&fp));
+}
+
+/* Names, one by one and (past the short-list limit, repeated) sorted. */
+static void fc_test_syms(struct kunit *test)
+{
+	static const char *two[] = { "fprobe_core_tgt_a", "fprobe_core_tgt_c" };
+	static const char *bad[] = { "fprobe_core_tgt_a", "fprobe_core_none" };
+	struct fprobe fp = { .entry_handler = fc_entry };
+	const char **many;
+	int i, n = 100;
+
+	KUNIT_ASSERT_EQ(test, register_fprobe_syms(&fp, two, 2), 0);
+	fc_call_all(1);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 1);
+
+	many = kunit_kcalloc(test, n, sizeof(*many), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, many);
+	for (i = 0; i < n; i++)
+		many[i] = i % 2 ? "fprobe_core_tgt_b" : "fprobe_core_outer";
+	KUNIT_ASSERT_EQ(test, register_fprobe_syms(&fp, many, n), 0);
+	fc_call_all(1);
+	fc_outer(1, fc_tgt[1]);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[FC_NTARGETS]), 1);
+
+	KUNIT_EXPECT_EQ(test, register_fprobe_syms(&fp, bad, 2), -ENOENT);
+	many[n / 2] = "fprobe_core_none";
+	KUNIT_EXPECT_EQ(test, register_fprobe_syms(&fp, many, n), -ENOENT);
+	KUNIT_EXPECT_FALSE(test, fprobe_is_registered(&fp));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+}
+
+/* entry_data of several sizes goes from each entry to its own exit. */
+static void fc_test_entry_data(struct kunit *test)
+{
+	static const size_t sizes[] = { 1, 3, 8, 24, 100, 600, 2000 };
+	unsigned long ips[2];
+	int s, calls = 0;
+
+	for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+		struct fprobe fp = {
+			.entry_handler = fc_entry,
+			.exit_handler = fc_exit,
+			.entry_data_size = sizes[s],
+		};
+
+		fc.data_size = sizes[s];
+		/* A function address and an ftrace site; the outer one nests. */
+		ips[0] = (unsigned long)fc_tgt[0];
+		ips[1] = fc.outer_site;
+		KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, ips, 2), 0);
+		fc_tgt[0](10 + s);
+		fc_outer(20 + s, fc_tgt[0]);
+		calls += 2;
+		KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+		KUNIT_EXPECT_EQ(test, fp.nmissed, 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), calls);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[FC_NTARGETS]), s + 1);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_data), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+}
+
+/* A non-zero return from the entry handler skips that call's exit only. */
+static void fc_test_skip_exit(struct kunit *test)
+{
+	struct fprobe fp = {
+		.entry_handler = fc_entry,
+		.exit_handler = fc_exit,
+		.entry_data_size = 16,
+	};
+	int v;
+
+	fc.skip_odd = true;
+	fc.data_size = 16;
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_tgt_a", NULL), 0);
+	for (v = 0; v < 10; v++)
+		fc_tgt[0](v);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 5);
+	KUNIT_EXPECT_EQ(test, fp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_data), 0);
+}
+
+/* A disabled fprobe runs no handler and counts nothing. */
+static void fc_test_disable(struct kunit *test)
+{
+	struct fprobe fp = {
+		.entry_handler = fc_entry,
+		.exit_handler = fc_exit,
+		.flags = FPROBE_FL_DISABLED,
+	};
+
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_tgt_a", NULL), 0);
+	KUNIT_EXPECT_TRUE(test, fprobe_disabled(&fp));
+	fc_tgt[0](1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 0);
+
+	enable_fprobe(&fp);
+	KUNIT_EXPECT_FALSE(test, fprobe_disabled(&fp));
+	fc_tgt[0](2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 1);
+
+	disable_fprobe(&fp);
+	fc_tgt[0](3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 1);
+
+	enable_fprobe(&fp);
+	fc_tgt[0](4);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
+	KUNIT_EXPECT_EQ(test, fp.nmissed, 0);
+	KUNIT_EXPECT_FALSE(test, fprobe_disabled(NULL));
+}
+
+/*
+ * Recursion: a probed function called from a handler is missed (ftrace
+ * recursion guard), and so is a call nested deeper than nr_maxactive.
+ */
+static void fc_test_nmissed(struct kunit *test)
+{
+	struct fprobe fp = { .entry_handler = fc_entry, .exit_handler = fc_exit };
+	struct fprobe nest = {
+		.entry_handler = fc_entry,
+		.exit_handler = fc_exit,
+		.nr_maxactive = 1,
+	};
+	unsigned long ips[] = { fc.site[0], fc.site[2] };
+
+	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, ips, 2), 0);
+	fc.recurse = true;
+	fc_tgt[0](1);
+	fc_tgt[0](2);
+	fc.recurse = false;
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	/*
+	 * ftrace lets one recursion level through (its "transition" bit, for
+	 * an interrupt not yet visible in preempt_count); the handler of that
+	 * nested call recurses once more, and that call is the one missed.
+	 */
+	KUNIT_EXPECT_EQ(test, fp.nmissed, 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 2);
+
+	/* Depth 1: the inner call's exit cannot be hooked, its entry runs. */
+	ips[1] = fc.outer_site;
+	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&nest, ips, 2), 0);
+	fc_outer(3, fc_tgt[0]);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&nest), 0);
+	KUNIT_EXPECT_EQ(test, nest.nmissed, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[FC_NTARGETS]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[FC_NTARGETS]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+}
+
+static atomic_t fc_kprobe_hits;
+
+static int fc_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&fc_kprobe_hits);
+	return 0;
+}
+
+/*
+ * KPROBE_SHARED: handlers run as if a kprobe were running, both fprobe
+ * and kprobe on one function fire, and a hit while a kprobe is running
+ * (here: busy) is missed, where a plain fprobe is not stopped.
+ */
+static void fc_test_kprobe_shared(struct kunit *test)
+{
+	struct fprobe shared = {
+		.entry_handler = fc_entry,
+		.exit_handler = fc_exit,
+		.flags = FPROBE_FL_KPROBE_SHARED,
+	};
+	struct fprobe plain = { .entry_handler = fc_entry };
+	struct kprobe kp = {
+		.symbol_name = "fprobe_core_tgt_a",
+		.pre_handler = fc_kprobe_pre,
+	};
+
+	atomic_set(&fc_kprobe_hits, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_ASSERT_EQ(test, register_fprobe(&shared, "fprobe_core_tgt_a", NULL), 0);
+	KUNIT_EXPECT_TRUE(test, fprobe_shared_with_kprobes(&shared));
+
+	fc_tgt[0](1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_kprobe_hits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 1);
+	KUNIT_EXPECT_EQ(test, shared.nmissed, 0);
+
+	KUNIT_ASSERT_EQ(test, register_fprobe(&plain, "fprobe_core_tgt_b", NULL), 0);
+	KUNIT_ASSERT_EQ(test, unregister_fprobe(&shared), 0);
+	KUNIT_ASSERT_EQ(test, register_fprobe(&shared, "fprobe_core_tgt_[ab]", NULL), 0);
+	kprobe_busy_begin();
+	fc_tgt[0](2);	/* kprobe: missed, as it is busy too */
+	fc_tgt[1](2);	/* shared: missed; plain: runs */
+	kprobe_busy_end();
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_kprobe_hits), 1);
+	KUNIT_EXPECT_EQ(test, shared.nmissed, 2);
+	KUNIT_EXPECT_EQ(test, plain.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 1);
+
+	/* And back to normal afterwards. */
+	fc_tgt[0](3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_kprobe_hits), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
+
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&shared), 0);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&plain), 0);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.not_busy), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+}
+
+/* Sleepers: many calls of one probed function in flight at once. */
+struct fc_sleepers {
+	wait_queue_head_t	wq;
+	atomic_t		entered;
+	atomic_t		done;
+	bool			release;
+};
+
+static struct fc_sleepers fc_sl;
+
+static noinline int fprobe_core_sleep(int i)
+{
+	atomic_inc(&fc_sl.entered);
+	wake_up_all(&fc_sl.wq);
+	wait_event(fc_sl.wq, READ_ONCE(fc_sl.release));
+	return i + 1;
+}
+
+static atomic_t fc_sleep_entries, fc_sleep_exits, fc_sleep_bad;
+
+static notrace int fc_sleep_entry(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	*(unsigned long *)data = regs_get_kernel_argument(regs, 0);
+	atomic_inc(&fc_sleep_entries);
+	return 0;
+}
+
+static notrace void fc_sleep_exit(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	if (regs_return_value(regs) != *(unsigned long *)data + 1)
+		atomic_inc(&fc_sleep_bad);
+	atomic_inc(&fc_sleep_exits);
+}
+
+static int fc_sleeper_thread(void *arg)
+{
+	fc_sleep((int)(long)arg);
+	atomic_inc(&fc_sl.done);
+	wake_up_all(&fc_sl.wq);
+	return 0;
+}
+
+static void fc_sleepers_start(struct kunit *test, int n)
+{
+	struct task_struct *t;
+	int i, started = 0;
+
+	init_waitqueue_head(&fc_sl.wq);
+	atomic_set(&fc_sl.entered, 0);
+	atomic_set(&fc_sl.done, 0);
+	fc_sl.release = false;
+	for (i = 0; i < n; i++) {
+		t = kthread_run(fc_sleeper_thread, (void *)(long)i, "fc_sleep/%d", i);
+		if (!IS_ERR(t))
+			started++;
+	}
+	KUNIT_EXPECT_EQ(test, started, n);
+	/* A bound against a hang, not a timing check. */
+	KUNIT_EXPECT_GT(test, wait_event_timeout(fc_sl.wq,
+			atomic_read(&fc_sl.entered) == started, FC_TIMEOUT), 0);
+}
+
+static void fc_sleepers_finish(struct kunit *test)
+{
+	int started = atomic_read(&fc_sl.entered);
+
+	WRITE_ONCE(fc_sl.release, true);
+	wake_up_all(&fc_sl.wq);
+	KUNIT_EXPECT_GT(test, wait_event_timeout(fc_sl.wq,
+			atomic_read(&fc_sl.done) == started, FC_TIMEOUT), 0);
+}
+
+/* Every one of many sleeping calls gets its exit handler, none missed. */
+static void fc_test_sleepers(struct kunit *test)
+{
+	struct fprobe fp = {
+		.entry_handler = fc_sleep_entry,
+		.exit_handler = fc_sleep_exit,
+		.entry_data_size = sizeof(unsigned long),
+	};
+
+	atomic_set(&fc_sleep_entries, 0);
+	atomic_set(&fc_sleep_exits, 0);
+	atomic_set(&fc_sleep_bad, 0);
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_sleep", NULL), 0);
+	fc_sleepers_start(test, FC_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_entries), FC_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_exits), 0);
+	fc_sleepers_finish(test);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_exits), FC_SLEEPERS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_bad), 0);
+	KUNIT_EXPECT_EQ(test, fp.nmissed, 0);
+}
+
+/*
+ * The contract: no handler after unregister_fprobe() returns, even for
+ * calls that were in flight; the fprobe can be registered again; and the
+ * calls that must fail do.
+ */
+static void fc_test_contract(struct kunit *test)
+{
+	struct fprobe fp = {
+		.entry_handler = fc_sleep_entry,
+		.exit_handler = fc_sleep_exit,
+		.entry_data_size = sizeof(unsigned long),
+	};
+	struct fprobe none = { };
+
+	atomic_set(&fc_sleep_entries, 0);
+	atomic_set(&fc_sleep_exits, 0);
+	atomic_set(&fc_sleep_bad, 0);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_fprobe(&none, "fprobe_core_sleep", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_fprobe(&fp, "", NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_fprobe_ips(&fp, NULL, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_fprobe_syms(&fp, NULL, 1), -EINVAL);
+
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_sleep", NULL), 0);
+	KUNIT_EXPECT_EQ(test, register_fprobe(&fp, "fprobe_core_sleep", NULL), -EBUSY);
+	fc_sleepers_start(test, 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_entries), 4);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	fc_sleepers_finish(test);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_exits), 0);
+	KUNIT_EXPECT_EQ(test, fc_sleep(1), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_entries), 4);
+
+	/* Registered again, it works again. */
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_sleep", NULL), 0);
+	KUNIT_EXPECT_EQ(test, fc_sleep(2), 3);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_entries), 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_exits), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_sleep_bad), 0);
+	KUNIT_EXPECT_EQ(test, fp.nmissed, 0);
+}
+
+/* Names of traceable functions, gathered from kallsyms for the scale test. */
+struct fc_names {
+	const char	**names;
+	char		*buf;
+	size_t		used;
+	size_t		size;
+	int		nr;
+	int		max;
+};
+
+static int fc_collect(void *data, const char *name, unsigned long addr)
+{
+	struct fc_names *c = data;
+	size_t len = strlen(name) + 1;
+
+	if (c->nr == c->max)
+		return 1;
+	if (!ftrace_location(addr) || c->used + len > c->size)
+		return 0;
+	memcpy(c->buf + c->used, name, len);
+	c->names[c->nr++] = c->buf + c->used;
+	c->used += len;
+	return 0;
+}
+
+static notrace int fc_count_entry(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	return 0;
+}
+
+/*
+ * Many functions at once: a glob and a 10,000-name list register and
+ * unregister, and the fprobe works afterwards.  The times are logged for
+ * the record, never checked.
+ */
+static void fc_test_scale(struct kunit *test)
+{
+	struct fprobe fp = { .entry_handler = fc_count_entry };
+	struct fc_names c = { .max = 10000, .size = 10000 * 48 };
+	u64 t0, t1, t2;
+
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "vfs_*", NULL), 0);
+	t1 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	t2 = ktime_get_ns();
+	kunit_info(test, "glob vfs_*: register %llu us, unregister %llu us\n",
+		   (t1 - t0) / 1000, (t2 - t1) / 1000);
+
+	c.names = kvcalloc(c.max, sizeof(*c.names), GFP_KERNEL);
+	c.buf = kvmalloc(c.size, GFP_KERNEL);
+	if (!c.names || !c.buf)
+		goto out;
+	kallsyms_on_each_symbol(fc_collect, &c);
+	KUNIT_EXPECT_GT(test, c.nr, 1000);
+	t0 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, register_fprobe_syms(&fp, c.names, c.nr), 0);
+	t1 = ktime_get_ns();
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	t2 = ktime_get_ns();
+	kunit_info(test, "%d names: register %llu us, unregister %llu us\n",
+		   c.nr, (t1 - t0) / 1000, (t2 - t1) / 1000);
+
+	/* Still usable on a small set afterwards. */
+	fp.entry_handler = fc_entry;
+	KUNIT_EXPECT_EQ(test, register_fprobe(&fp, "fprobe_core_tgt_c", NULL), 0);
+	fc_tgt[2](1);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 1);
+out:
+	KUNIT_EXPECT_NOT_NULL(test, c.names);
+	KUNIT_EXPECT_NOT_NULL(test, c.buf);
+	kvfree(c.names);
+	kvfree(c.buf);
+}
+
+static struct kunit_case fc_cases[] = {
+	KUNIT_CASE(fc_test_glob),
+	KUNIT_CASE(fc_test_syms),
+	KUNIT_CASE(fc_test_entry_data),
+	KUNIT_CASE(fc_test_skip_exit),
+	KUNIT_CASE(fc_test_disable),
+	KUNIT_CASE(fc_test_nmissed),
+	KUNIT_CASE(fc_test_kprobe_shared),
+	KUNIT_CASE(fc_test_sleepers),
+	KUNIT_CASE(fc_test_contract),
+	KUNIT_CASE(fc_test_scale),
+	{}
+};
+
+static struct kunit_suite fc_suite = {
+	.name = "fprobe_core",
+	.init = fc_init,
+	.test_cases = fc_cases,
+};
+kunit_test_suite(fc_suite);
+
+MODULE_DESCRIPTION("KUnit tests for fprobe");
+MODULE_LICENSE("GPL");
