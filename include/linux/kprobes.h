@@ -388,6 +388,12 @@ void opt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 DEFINE_INSN_CACHE_OPS(optinsn);
 
 void wait_for_kprobe_optimizer(void);
+#ifdef CONFIG_SYSCTL
+struct ctl_table;
+int proc_kprobes_optimization_handler(const struct ctl_table *table,
+				      int write, void *buffer, size_t *len,
+				      loff_t *ppos);
+#endif
 bool optprobe_queued_unopt(struct optimized_kprobe *op);
 bool kprobe_disarmed(struct kprobe *p);
 #else

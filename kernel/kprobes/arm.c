@@ -333,6 +333,9 @@ void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 
 	cpus_read_lock();
 	mutex_lock(&text_mutex);
+	/* Jumps that must go now go together. */
+	if (force)
+		kprobe_opt_cancel_batch(sites, n);
 	for (i = 0; i < n; i++) {
 		struct kprobe_site *s = sites[i];
 

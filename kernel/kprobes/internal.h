@@ -39,6 +39,8 @@ enum kprobe_opt_state {
  * @nr_live: users that are neither disabled nor gone
  * @armed: the breakpoint or ftrace hook (or a jump) is in place
  * @opt_state: enum kprobe_opt_state
+ * @opt_used: int3 hits may have run in the detour buffer since the
+ *	optimizer last waited for RCU tasks: wait again before freeing
  * @fops: the ftrace_ops the site is armed on, for ftrace sites
  */
 struct kprobe_site {
@@ -52,6 +54,7 @@ struct kprobe_site {
 	unsigned int nr_live;
 	bool armed;
 	u8 opt_state;
+	bool opt_used;
 	struct ftrace_ops *fops;
 };
 
@@ -71,6 +74,12 @@ static inline unsigned long site_addr(struct kprobe_site *s)
 static inline bool site_gone(struct kprobe_site *s)
 {
 	return kprobe_gone(site_kp(s));
+}
+
+/* May a task still run in the site's detour buffer after a grace period? */
+static inline bool kprobe_site_opt_used(struct kprobe_site *s)
+{
+	return IS_ENABLED(CONFIG_OPTPROBES) && s->opt_used;
 }
 
 /* Should the site's text be patched right now? */
@@ -108,6 +117,7 @@ int kprobe_disarm_all(void);
 void kprobe_opt_prepare(struct kprobe_site *s);
 void kprobe_opt_try(struct kprobe_site *s);
 bool kprobe_opt_cancel(struct kprobe_site *s, bool force);
+void kprobe_opt_cancel_batch(struct kprobe_site **sites, unsigned int n);
 void kprobe_opt_kill(struct kprobe_site *s);
 void kprobe_opt_unblock(unsigned long addr);
 void kprobe_opt_block(unsigned long addr);
@@ -121,6 +131,8 @@ static inline bool kprobe_opt_cancel(struct kprobe_site *s, bool force)
 	return false;
 }
 
+static inline void kprobe_opt_cancel_batch(struct kprobe_site **sites,
+					   unsigned int n) { }
 static inline void kprobe_opt_kill(struct kprobe_site *s) { }
 static inline void kprobe_opt_unblock(unsigned long addr) { }
 static inline void kprobe_opt_block(unsigned long addr) { }

@@ -13,6 +13,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/memory.h>
+#include <linux/mm.h>
 #include <linux/sysctl.h>
 #include <linux/workqueue.h>
 #include "internal.h"
@@ -90,6 +91,8 @@ void kprobe_opt_try(struct kprobe_site *s)
 		s->opt_state = KPROBE_OPT_ON;
 		break;
 	case KPROBE_OPT_IDLE:
+		/* From now on int3 hits may run in the detour buffer. */
+		s->opt_used = true;
 		kp->flags |= KPROBE_FLAG_OPTIMIZED;
 		list_add_tail(&s->op.list, &kprobe_opt_queue);
 		s->opt_state = KPROBE_OPT_QUEUED;
@@ -139,6 +142,33 @@ bool kprobe_opt_cancel(struct kprobe_site *s, bool force)
 	default:
 		return false;
 	}
+}
+
+/*
+ * Undo right away the jumps of those of @sites that have one, with one
+ * batch of text changes; they are left as armed breakpoint sites.
+ * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
+ */
+void kprobe_opt_cancel_batch(struct kprobe_site **sites, unsigned int n)
+{
+	struct optimized_kprobe *op, *tmp;
+	LIST_HEAD(jumps);
+	LIST_HEAD(done);
+	unsigned int i;
+
+	lockdep_assert_held(&kprobe_mutex);
+	lockdep_assert_held(&text_mutex);
+	for (i = 0; i < n; i++) {
+		u8 state = sites[i]->opt_state;
+
+		if (state == KPROBE_OPT_ON || state == KPROBE_OPT_UNQUEUED)
+			list_move_tail(&sites[i]->op.list, &jumps);
+	}
+	if (list_empty(&jumps))
+		return;
+	arch_unoptimize_kprobes(&jumps, &done);
+	list_for_each_entry_safe(op, tmp, &done, list)
+		opt_set_idle(op_site(op));
 }
 
 /*
@@ -199,28 +229,56 @@ void kprobe_opt_unblock(unsigned long addr)
 
 /*
  * Undo the queued jumps.  Sites that no longer want to be armed are
- * disarmed, unused ones doomed.
+ * disarmed (in one batch), unused ones doomed.  All of them go through
+ * the RCU tasks wait of this optimizer run before anything is freed.
  * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
  */
 static void opt_run_unqueue(struct list_head *doomed)
 {
 	struct optimized_kprobe *op, *tmp;
+	struct kprobe **kps = NULL;
+	unsigned int n, i;
 	LIST_HEAD(done);
 
 	if (list_empty(&kprobe_unopt_queue))
 		return;
 	arch_unoptimize_kprobes(&kprobe_unopt_queue, &done);
-	list_for_each_entry_safe(op, tmp, &done, list) {
+	n = list_count_nodes(&done);
+	kps = kvmalloc_array(n, sizeof(*kps), GFP_KERNEL);
+	n = 0;
+	list_for_each_entry(op, &done, list) {
 		struct kprobe_site *s = op_site(op);
 
-		opt_set_idle(s);
-		if (!site_wants_arm(s) && !site_gone(s)) {
+		s->opt_state = KPROBE_OPT_IDLE;
+		s->opt_used = false;
+		op->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+		if (site_wants_arm(s) || site_gone(s))
+			continue;
+		if (kps) {
+			kps[n++] = &op->kp;
+		} else {
 			arch_disarm_kprobe(&op->kp);
 			s->armed = false;
 		}
+	}
+	if (n)
+		arch_disarm_kprobes_batch(kps, n);
+	for (i = 0; i < n; i++)
+		to_site(kps[i])->armed = false;
+	list_for_each_entry_safe(op, tmp, &done, list) {
+		struct kprobe_site *s = op_site(op);
+
+		list_del_init(&op->list);
 		if (!s->nr_users && !s->armed)
 			kprobe_site_doom(s, doomed);
 	}
+	/*
+	 * A jump these breakpoints kept out may go in now (done is empty
+	 * again, so requeueing cannot corrupt it).
+	 */
+	for (i = 0; i < n; i++)
+		kprobe_opt_unblock((unsigned long)kps[i]->addr);
+	kvfree(kps);
 }
 
 /* Install the queued jumps.  Context: as opt_run_unqueue(). */
@@ -329,10 +387,33 @@ static void kprobe_opt_set(bool allow)
 #ifdef CONFIG_SYSCTL
 static DEFINE_MUTEX(kprobe_opt_sysctl_lock);
 
-static int kprobe_opt_sysctl(const struct ctl_table *table, int write,
-			     void *buffer, size_t *len, loff_t *ppos)
+/**
+ * proc_kprobes_optimization_handler() - debug.kprobes-optimization
+ * @table: the sysctl entry (only its identity is used)
+ * @write: non-zero to set the value
+ * @buffer: kernel buffer with the text read or written
+ * @len: its length, updated
+ * @ppos: file position, updated
+ *
+ * Reads 0 or 1; writing 0 turns every jump back into a breakpoint and
+ * waits until that is done, writing 1 lets the optimizer turn every
+ * eligible site into a jump again (asynchronously; see
+ * wait_for_kprobe_optimizer()).  Other values are refused.
+ *
+ * Return: 0 or a negative errno, as proc_dointvec_minmax().
+ * Context: process, may sleep; takes kprobe_mutex.
+ */
+int proc_kprobes_optimization_handler(const struct ctl_table *table,
+				      int write, void *buffer, size_t *len,
+				      loff_t *ppos)
 {
-	struct ctl_table t = *table;
+	struct ctl_table t = {
+		.procname	= table ? table->procname : NULL,
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	};
 	int val, ret;
 
 	t.data = &val;
@@ -350,7 +431,7 @@ static struct ctl_table kprobe_opt_sysctls[] = {
 		.procname	= "kprobes-optimization",
 		.maxlen		= sizeof(int),
 		.mode		= 0644,
-		.proc_handler	= kprobe_opt_sysctl,
+		.proc_handler	= proc_kprobes_optimization_handler,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
