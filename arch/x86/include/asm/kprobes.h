@@ -35,20 +35,17 @@ static inline void flush_insn_slot(struct kprobe *p)
 }
 
 /*
- * The optprobe detour template (opt.c): its code, then the labels where
- * opt.c patches in the clac, the kprobe address and the handler call.
- * A detour buffer holds the template, up to MAX_OPTIMIZED_LENGTH bytes
- * of copied instructions and the jump back.
+ * Jump optimization (opt.c).  A detour buffer is the detour head (a
+ * template in .rodata, kp_detour_tmpl .. kp_detour_tmpl_end), then the
+ * copied region of at most MAX_OPTIMIZED_LENGTH bytes (instructions
+ * starting in the 5 bytes of the jump), then "jmp back; int3".
+ * MAX_OPTINSN_SIZE, the slot size, is checked against the head at run
+ * time.
  */
-extern __visible kprobe_opcode_t optprobe_template_entry[],
-	optprobe_template_clac[], optprobe_template_val[],
-	optprobe_template_call[], optprobe_template_end[];
-#define KP_OPT_TEMPLATE_SIZE					\
-	((unsigned long)optprobe_template_end -			\
-	 (unsigned long)optprobe_template_entry)
+extern const u8 kp_detour_tmpl[], kp_detour_tmpl_end[];
+#define KP_DETOUR_TMPL_SIZE	((size_t)(kp_detour_tmpl_end - kp_detour_tmpl))
 #define MAX_OPTIMIZED_LENGTH	(MAX_INSN_SIZE + DISP32_SIZE)
-#define MAX_OPTINSN_SIZE					\
-	(KP_OPT_TEMPLATE_SIZE + MAX_OPTIMIZED_LENGTH + JMP32_INSN_SIZE)
+#define MAX_OPTINSN_SIZE	160
 
 /*
  * How the hit path completes one probed instruction; decided once by
@@ -70,14 +67,14 @@ struct arch_specific_insn {
 	s32 disp;
 };
 
-/* An optimized probe (opt.c): the jump and what it displaced. */
+/* The jump-optimized form of a probe site (opt.c). */
 struct arch_optimized_insn {
-	/* detour buffer, from the optinsn slot cache */
+	/* detour buffer (an optinsn slot), or NULL */
 	kprobe_opcode_t *insn;
-	/* bytes of original instructions copied into it; 0: not prepared */
+	/* length of the region copied into it; 0: cannot be optimized */
 	size_t size;
-	/* the text the jump's rel32 overwrote after the int3 byte */
-	kprobe_opcode_t copied_insn[DISP32_SIZE];
+	/* original bytes under the jump; orig[0] is under the int3 too */
+	u8 orig[JMP32_INSN_SIZE];
 };
 
 /* Non-zero once arch_prepare_optimized_kprobe() built the detour. */
