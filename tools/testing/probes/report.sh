@@ -13,7 +13,7 @@
 set -uo pipefail
 
 arch=$1 res=$2 log=$3 tap=$4 mode=$5
-kunit_suites=${KUNIT_SUITES:-"kprobes_test fprobe_test kprobes_x86 kprobes_core rethook jprobes fprobe_core"}
+kunit_suites=${KUNIT_SUITES:-"kprobes_test fprobe_test kprobes_x86 kprobes_core rethook jprobes fprobe_core kprobes_opt"}
 body=$(mktemp)
 trap 'rm -f "$body"' EXIT
 
