@@ -40,6 +40,12 @@ if [ -d "$repo/tools/testing/selftests/probes" ]; then
 		$tcc -static -O2 -Wall -o "${c%.c}" "$c"
 	done
 fi
+# The reliability tools (guest/reliability.sh), static binaries.
+mkdir -p "$root/opt/probes/bin"
+for t in kprobe_fuzz probe_access; do
+	case $arch in x86_64) hostcc=gcc ;; *) hostcc=${arch/arm64/aarch64}-linux-gnu-gcc ;; esac
+	$hostcc -static -O2 -Wall -o "$root/opt/probes/bin/$t" "$here/reliability/$t.c"
+done
 cp "$here/guest/init" "$root/init"
 chmod +x "$root/init"
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"

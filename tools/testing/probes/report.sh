@@ -83,10 +83,11 @@ if [ "$mode" = check ]; then
 		done < "$res/ftrace-skips.txt"
 	fi
 
-	for t in samples selftests; do
+	for t in samples selftests reliability; do
 		[ -f "$res/$t.tap" ] && merge_tap "" "$res/$t.tap"
 	done
 	[ -f "$res/samples.tap" ] || emit fail "samples" "sample checks did not run"
+	[ -s "$res/reliability.tap" ] || emit fail "reliability" "reliability checks did not run"
 fi
 
 # The guest ran its script to the end.

@@ -30,7 +30,10 @@ fi
 # 3. Sample modules: load, drive, check their output, unload.
 sh /opt/probes/samples.sh
 
-# 4. Our own selftests (tools/testing/selftests/probes), if any.
+# 4. Reliability: torture module, kprobe_events fuzzer, access checks.
+bash /opt/probes/reliability.sh
+
+# 5. Our own selftests (tools/testing/selftests/probes), if any.
 if [ -d /opt/probes/selftests ] && [ -x /opt/probes/selftests/run.sh ]; then
 	/opt/probes/selftests/run.sh > /results/selftests.tap 2> /results/selftests.stderr
 fi

@@ -1,0 +1,210 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Reliability checks (make check): the kprobes torture module, the
+# kprobe_events fuzzer and who may define probes.  Results in
+# /results/reliability.tap, details in /results/reliability.log.
+#
+# Kernel command line knobs (defaults for make check in brackets):
+#   probes.torture_secs=N   strict torture run, seconds [40]
+#   probes.torture_lax_secs=N  run while kprobes/enabled flips [15]
+#   probes.torture_seed=N   [0: the module picks and prints one]
+#   probes.torture_module_probes=MASK  probes kprobes_torture puts into
+#                           the target module that comes and goes [0xe]:
+#                           bit 0, the kprobe on its entry, is left out by
+#                           default because it crashes the kernel (jump to
+#                           NULL at the probed entry on the next load, see
+#                           the lead's bug list); 0xf reproduces it
+#   probes.fuzz_lines=N     lines the fuzzer writes [2000]
+#   probes.fuzz_seed=N      [1]
+#   probes.fuzz_cycle=N     enable/workload/delete every N lines [500]
+#   probes.fuzz_exclude=TYPE  a fetch type the fuzzer leaves out [symstr]:
+#                           the base's trace_probe_tmpl.h stores a symstr
+#                           with sprint_symbol() straight into the event,
+#                           which writes up to KSYM_NAME_LEN bytes whatever
+#                           was reserved (heap corruption, oopses); "none"
+#                           puts it back once that file is ours
+. /opt/probes/lib.sh
+
+torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xe
+fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=symstr
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	probes.torture_secs=*) torture_secs=${arg#*=} ;;
+	probes.torture_lax_secs=*) torture_lax_secs=${arg#*=} ;;
+	probes.torture_seed=*) torture_seed=${arg#*=} ;;
+	probes.torture_module_probes=*) torture_module_probes=${arg#*=} ;;
+	probes.fuzz_lines=*) fuzz_lines=${arg#*=} ;;
+	probes.fuzz_seed=*) fuzz_seed=${arg#*=} ;;
+	probes.fuzz_cycle=*) fuzz_cycle=${arg#*=} ;;
+	probes.fuzz_exclude=*) fuzz_exclude=${arg#*=} ;;
+	esac
+done
+
+LOG=/results/reliability.log
+: > $LOG
+log() { echo "$*" | tee -a $LOG; }
+tap_begin /results/reliability.tap
+
+KPLIST=/sys/kernel/debug/kprobes/list
+KPENABLED=/sys/kernel/debug/kprobes/enabled
+OPTSYSCTL=/proc/sys/debug/kprobes-optimization
+BIN=/opt/probes/bin
+
+# Pages of kprobe instruction slots and of detour buffers are kallsyms
+# entries of the [__builtin__kprobes] pseudo module, one per page, named
+# kprobe_insn_page and kprobe_optinsn_page.
+slot_pages() { grep -cE " $1[[:space:]]+\[__builtin__kprobes\]" /proc/kallsyms; }
+
+trace_reset
+insn_before=$(slot_pages kprobe_insn_page)
+opt_before=$(slot_pages kprobe_optinsn_page)
+log "reliability: start, kprobes/list has $(wc -l < $KPLIST) lines, slot pages $insn_before + $opt_before"
+
+# --- 1. torture -------------------------------------------------------
+
+# torture NAME SECS STRICT FLIPPER: run the module for SECS seconds while
+# FLIPPER (a function) churns in the background; the verdict line is
+# the module's own.
+torture() {
+	local name=$1 secs=$2 strict=$3 flipper=$4 fpid verdict i
+	if ! modprobe kprobes_torture duration="$secs" strict="$strict" seed="$torture_seed" \
+		module_probes="$torture_module_probes"; then
+		tap_result fail "reliability:$name" "modprobe kprobes_torture failed"
+		return
+	fi
+	$flipper &
+	fpid=$!
+	# Give it the run time plus generous slack for TCG.
+	for i in $(seq 1 $((secs * 4 + 600))); do
+		[ "$(cat /sys/module/kprobes_torture/parameters/done)" = Y ] && break
+		sleep 1
+	done
+	kill $fpid 2>/dev/null
+	wait $fpid 2>/dev/null
+	verdict=$(dmesg | grep -E 'kprobes_torture: (PASS|FAIL)' | tail -1 | sed 's/^\[[^]]*\] //')
+	log "$name: $verdict"
+	log "$name: $(cat /tmp/flipper.count 2>/dev/null)"
+	rmmod kprobes_torture || log "$name: rmmod kprobes_torture failed"
+	rmmod kprobes_torture_target 2>/dev/null
+	case $verdict in
+	"kprobes_torture: PASS "*) tap_result ok "reliability:$name" ;;
+	"kprobes_torture: FAIL "*) tap_result fail "reliability:$name" "$(echo "$verdict" | cut -c1-200)"
+		dmesg | grep 'kprobes_torture' | tail -20 | sed 's/^/#   /' >> "$TAP_FILE" ;;
+	*) tap_result fail "reliability:$name" "no verdict (module did not finish)" ;;
+	esac
+}
+
+# Strict run: the target module comes and goes, optimization flips.
+flip_module_and_optimizer() {
+	local n=0 loads=0 opt=1
+	while :; do
+		if modprobe kprobes_torture_target; then
+			loads=$((loads + 1))
+			sleep 0.2
+			rmmod kprobes_torture_target
+		fi
+		if [ -w $OPTSYSCTL ] && [ $((n % 3)) = 0 ]; then
+			opt=$((1 - opt))
+			echo $opt > $OPTSYSCTL
+		fi
+		n=$((n + 1))
+		echo "target module loads=$loads optimizer flips=$((n / 3))" > /tmp/flipper.count
+		sleep 0.1
+	done
+}
+
+# Lax run: the global kprobes switch flips too.
+flip_enabled() {
+	local n=0
+	while :; do
+		echo 0 > $KPENABLED
+		sleep 0.3
+		echo 1 > $KPENABLED
+		n=$((n + 1))
+		echo "kprobes/enabled flips=$n" > /tmp/flipper.count
+		sleep 0.5
+	done
+}
+
+torture torture-strict "$torture_secs" 1 flip_module_and_optimizer
+[ -w $OPTSYSCTL ] && echo 1 > $OPTSYSCTL
+loads=$(sed -n 's/.*loads=\([0-9]*\).*/\1/p' /tmp/flipper.count 2>/dev/null)
+if [ "${loads:-0}" -ge 1 ]; then
+	tap_result ok "reliability:torture-module-churn"
+else
+	tap_result fail "reliability:torture-module-churn" "target module never loaded"
+fi
+torture torture-enabled-switch "$torture_lax_secs" 0 flip_enabled
+echo 1 > $KPENABLED
+
+# Everything back where it started.  A slot cache keeps its last page
+# and frees released slots lazily, but never grows past a page while at
+# most a page's worth of slots is in use (it sweeps before growing):
+# more pages than max(before, 1) means slots leaked.
+insn_after=$(slot_pages kprobe_insn_page)
+opt_after=$(slot_pages kprobe_optinsn_page)
+pages_ok=1
+[ "$insn_after" -le "$((insn_before > 1 ? insn_before : 1))" ] || pages_ok=0
+[ "$opt_after" -le "$((opt_before > 1 ? opt_before : 1))" ] || pages_ok=0
+if [ -s $KPLIST ]; then
+	tap_result fail "reliability:torture-clean" "kprobes/list not empty"
+	sed 's/^/#   /' $KPLIST | head -20 >> "$TAP_FILE"
+elif [ $pages_ok = 0 ]; then
+	tap_result fail "reliability:torture-clean" "slot pages $insn_before + $opt_before -> $insn_after + $opt_after"
+else
+	tap_result ok "reliability:torture-clean"
+fi
+log "torture-clean: kprobes/list $(wc -l < $KPLIST) lines, slot pages $insn_before + $opt_before -> $insn_after + $opt_after"
+
+# --- 2. kprobe_events fuzzer ------------------------------------------
+
+trace_reset
+xopt=
+[ "$fuzz_exclude" = none ] || xopt="-x $fuzz_exclude"
+$BIN/kprobe_fuzz -s "$fuzz_seed" -n "$fuzz_lines" -c "$fuzz_cycle" $xopt > /tmp/fuzz.out 2>&1
+rc=$?
+cat /tmp/fuzz.out >> $LOG
+verdict=$(grep -E '^kprobe_fuzz: (PASS|FAIL)' /tmp/fuzz.out | tail -1)
+echo "$verdict"
+case "$rc:$verdict" in
+"0:kprobe_fuzz: PASS "*) tap_result ok "reliability:fuzz" ;;
+*)	tap_result fail "reliability:fuzz" "exit $rc: $(echo "$verdict" | cut -c1-160)"
+	grep '^#' /tmp/fuzz.out | head -12 | sed 's/^/#   /' >> "$TAP_FILE" ;;
+esac
+trace_reset
+if [ -s $TRACING/dynamic_events ] || [ -s $KPLIST ]; then
+	tap_result fail "reliability:fuzz-clean" "events or kprobes left after the fuzzer"
+else
+	tap_result ok "reliability:fuzz-clean"
+fi
+
+# --- 3. who may define probes -----------------------------------------
+
+echo 2 > /proc/sys/kernel/perf_event_paranoid
+$BIN/probe_access root > /tmp/access-root.out 2>&1
+$BIN/probe_access nobody > /tmp/access-nobody.out 2>&1
+log "access as root: $(tr '\n' ' ' < /tmp/access-root.out)"
+log "access as nobody: $(tr '\n' ' ' < /tmp/access-nobody.out)"
+for what in kprobe_events dynamic_events perf_kprobe; do
+	r=$(grep "^$what " /tmp/access-root.out)
+	n=$(grep "^$what " /tmp/access-nobody.out)
+	# root shows that the attempt itself is well formed
+	if [ "$r" = "$what allowed" ]; then
+		tap_result ok "reliability:access-root-$what"
+	else
+		tap_result fail "reliability:access-root-$what" "${r:-no result}"
+	fi
+	case $n in
+	"$what denied EACCES"|"$what denied EPERM") tap_result ok "reliability:access-nobody-$what" ;;
+	*) tap_result fail "reliability:access-nobody-$what" "${n:-no result}" ;;
+	esac
+done
+for f in kprobe_events dynamic_events error_log; do
+	mode=$(stat -c '%u %a' $TRACING/$f)
+	case $mode in
+	"0 "*[0145]) tap_result ok "reliability:mode-$f" ;;
+	*) tap_result fail "reliability:mode-$f" "owner and mode $mode" ;;
+	esac
+done
+trace_reset
