@@ -64,6 +64,7 @@ check: initramfs
 		> $(RESULTS)/$(ARCH)/ftrace-cases.txt
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz check \
 		$(LOGS)/$(ARCH)-check.log $(RESULTS)/$(ARCH) $(CHECK_TIMEOUT) $(CMDLINE) || true
+	@$(HARNESS)/lockdown.sh $(ARCH) $(OUT) $(RESULTS)/$(ARCH) $(LOGS)
 	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(ARCH) $(LOGS)/$(ARCH)-check.log \
 		$(RESULTS)/$(ARCH).tap check
 

@@ -83,11 +83,12 @@ if [ "$mode" = check ]; then
 		done < "$res/ftrace-skips.txt"
 	fi
 
-	for t in samples selftests reliability; do
+	for t in samples selftests reliability lockdown; do
 		[ -f "$res/$t.tap" ] && merge_tap "" "$res/$t.tap"
 	done
 	[ -f "$res/samples.tap" ] || emit fail "samples" "sample checks did not run"
 	[ -s "$res/reliability.tap" ] || emit fail "reliability" "reliability checks did not run"
+	[ -s "$res/lockdown.tap" ] || emit fail "lockdown" "lockdown boots did not run"
 fi
 
 # The guest ran its script to the end.

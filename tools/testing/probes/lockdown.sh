@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the check kernel twice more, with lockdown=integrity and with
+# lockdown=confidentiality (KUnit off), run guest/lockdown.sh in each and
+# collect one TAP file for report.sh: the guest's results plus, per boot,
+# whether it completed and whether its console stayed free of splats.
+#
+#   lockdown.sh ARCH OUT_DIR RESULTS_DIR LOG_DIR
+set -uo pipefail
+
+arch=$1 out=$2 res=$3 logs=$4
+here=$(dirname "$0")
+tap=$res/lockdown.tap
+splat='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|KFENCE:|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|RCU stall|watchdog: BUG)'
+
+: > "$tap.tmp"
+for mode in integrity confidentiality; do
+	dir=$res/lockdown-$mode log=$logs/$arch-lockdown-$mode.log
+	rm -rf "$dir" && mkdir -p "$dir"
+	"$here/qemu.sh" "$arch" "$out/kernel-image" "$out/initramfs.cpio.gz" lockdown \
+		"$log" "$dir" 600 "lockdown=$mode" kunit.enable=0 || true
+	if [ -s "$dir/lockdown.tap" ]; then
+		grep -E '^(not )?ok ' "$dir/lockdown.tap" | sed -E 's/^(not ok|ok) [0-9]+ /\1 /' |
+			while read -r line; do
+				case $line in
+				"not ok "*) echo "not ok X ${line#not ok }" ;;
+				*) echo "ok X ${line#ok }" ;;
+				esac
+			done >> "$tap.tmp"
+	fi
+	if grep -q 'probes: lockdown done' "$log"; then
+		echo "ok X lockdown-$mode:guest-completed" >> "$tap.tmp"
+	else
+		echo "not ok X lockdown-$mode:guest-completed # guest did not finish, see $log" >> "$tap.tmp"
+	fi
+	if grep -qE "$splat" "$log"; then
+		echo "not ok X lockdown-$mode:no-kernel-splat # $(grep -m1 -E "$splat" "$log" | tr -d '\r' | cut -c1-100)" >> "$tap.tmp"
+	else
+		echo "ok X lockdown-$mode:no-kernel-splat" >> "$tap.tmp"
+	fi
+done
+i=0
+while IFS= read -r line; do
+	i=$((i + 1))
+	case $line in
+	"not ok X "*) echo "not ok $i ${line#not ok X }" ;;
+	*) echo "ok $i ${line#ok X }" ;;
+	esac
+done < "$tap.tmp" > "$tap"
+rm -f "$tap.tmp"
