@@ -865,6 +865,18 @@ int kprobe_int3_handler(struct pt_regs *regs)
 		return 0;
 	}
 
+	/*
+	 * A probe on an ftrace site is armed through ftrace and has no
+	 * slot: an int3 here is ftrace's own patching (or already gone).
+	 */
+	if (unlikely(kprobe_ftrace(p))) {
+		if (*addr != INT3_INSN_OPCODE) {
+			regs->ip = (unsigned long)addr;
+			return 1;
+		}
+		return 0;
+	}
+
 	if (cur) {
 		kp_reenter(p, regs, kcb);
 		return 1;
