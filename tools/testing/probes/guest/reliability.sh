@@ -10,11 +10,8 @@
 #   probes.torture_lax_secs=N  run while kprobes/enabled flips [15]
 #   probes.torture_seed=N   [0: the module picks and prints one]
 #   probes.torture_module_probes=MASK  probes kprobes_torture puts into
-#                           the target module that comes and goes [0xe]:
-#                           bit 0, the kprobe on its entry, is left out by
-#                           default because it crashes the kernel (jump to
-#                           NULL at the probed entry on the next load, see
-#                           the lead's bug list); 0xf reproduces it
+#                           the target module that comes and goes [0xf]:
+#                           bit 0 is the (ftrace-based) kprobe on its entry
 #   probes.fuzz_lines=N     lines the fuzzer writes [2000]
 #   probes.fuzz_seed=N      [1]
 #   probes.fuzz_cycle=N     enable/workload/delete every N lines [500]
@@ -26,7 +23,7 @@
 #                           puts it back once that file is ours
 . /opt/probes/lib.sh
 
-torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xe
+torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xf
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=symstr
 for arg in $(cat /proc/cmdline); do
 	case $arg in
