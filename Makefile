@@ -7,6 +7,7 @@
 #   make check     build, boot, run every probe test suite; ends with
 #                  "N passed, N failed, N skipped"
 #   make patches   write the series into build/patches/
+#   make patches-check  apply it to a fresh base, build and checkpatch each patch
 #   make shell     boot to a shell in the guest
 #   make kconfig-check  Debian configs give the same options with ours
 #
@@ -34,7 +35,7 @@ export ARCH_HOST := $(shell uname -m)
 all: check
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(HARNESS)/setup.sh $(ARCH)
@@ -80,6 +81,12 @@ bench: initramfs
 
 patches: base
 	@$(HARNESS)/patches.sh . $(BUILD)
+
+# make patches-check: git am the series onto a fresh base, build at every
+# patch, checkpatch --strict every patch (PATCHES_FROM=N, PATCHES_BUILD=0).
+.PHONY: patches-check
+patches-check: patches
+	@$(HARNESS)/patches-check.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
 # make kconfig-check: Debian's configs give the same options with the
 # symbols moved into Kconfig.probes.

@@ -6,7 +6,8 @@
 # author.  The commits are replayed onto the untouched base in a worktree
 # ($BUILD/series, branch "series"), then "git format-patch" writes them to
 # $BUILD/patches with a cover letter.  Commits that only touch the harness
-# (Makefile, README, tools/testing/probes) do not appear.
+# (Makefile, README, tools/testing/probes) do not appear.  A commit whose
+# subject is listed in series-folds is folded into the patch before it.
 #
 # Usage: patches.sh REPO_DIR BUILD_DIR
 set -euo pipefail
@@ -17,6 +18,9 @@ here=$repo/tools/testing/probes
 base=$build/base
 tree=$build/series
 outdir=$build/patches
+# Subjects of commits that only mend the commit before them (review
+# follow-ups): their change is folded into the previous patch.
+folds=$here/series-folds
 version=$(cat "$build/base-version")
 
 git -C "$base" worktree prune
@@ -34,7 +38,7 @@ trap 'rm -rf "$export_dir"' EXIT
 signoff_name=$(git -C "$repo" config user.name || echo "Probes Developers")
 signoff_mail=$(git -C "$repo" config user.email || echo "probes@localhost")
 
-count=0
+count=0 folded=0
 for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	rm -rf "$export_dir/t" && mkdir "$export_dir/t"
 	git -C "$repo" archive "$c" | tar -x -C "$export_dir/t"
@@ -43,6 +47,15 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	# (the series tree holds no build output; builds are out of tree).
 	git -C "$tree" add -f -A .
 	git -C "$tree" diff --cached --quiet && continue
+	subject=$(git -C "$repo" log -1 --format=%s "$c")
+	if [ "$count" -gt 0 ] && grep -qxF "$subject" "$folds" 2>/dev/null; then
+		# A follow-up of the patch before it: fold it in, keep that
+		# patch's message.
+		GIT_COMMITTER_NAME="$signoff_name" GIT_COMMITTER_EMAIL="$signoff_mail" \
+			git -C "$tree" commit -q --amend --no-edit
+		folded=$((folded + 1))
+		continue
+	fi
 	msg=$(git -C "$repo" log -1 --format=%B "$c")
 	author=$(git -C "$repo" log -1 --format='%an <%ae>' "$c")
 	date=$(git -C "$repo" log -1 --format=%aD "$c")
@@ -90,5 +103,5 @@ text = text.replace("*** BLURB HERE ***", body.rstrip())
 open(path, "w").write(text)
 PY
 rm -f "$cover"
-echo "  PATCHES  $count patches + cover letter in ${outdir#$PWD/}"
+echo "  PATCHES  $count patches + cover letter in ${outdir#$PWD/} ($folded follow-ups folded)"
 ls "$outdir" | sed 's/^/           /'

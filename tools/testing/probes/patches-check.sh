@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make patches-check: the series that "make patches" wrote applies to a
+# fresh copy of the base with git am, builds at every patch, and passes
+# checkpatch --strict with no error.
+#
+#   patches-check.sh ARCH BUILD_DIR FRAGMENT...
+#
+# The patches are applied one by one in $BUILD/am (a worktree of the base
+# repository, branch "am"); after each one the tree is built out of tree
+# into $BUILD/$ARCH-am (incremental, ccache).  The config is the usual
+# tinyconfig plus fragments, generated once on the fully applied series
+# (where every symbol of the fragments exists) and then re-fitted to each
+# patch's Kconfig with olddefconfig, so a patch that comes before a
+# symbol simply builds without it.
+#
+# Environment: PATCHES_FROM=N starts building at patch N (all patches are
+# still applied and checkpatch'ed); PATCHES_BUILD=0 skips the builds.
+#
+# Writes $BUILD/results/patches-check.txt: one line per patch (applied,
+# built, checkpatch errors and warnings) and a summary line.  Exits
+# non-zero if any patch fails to apply or build or has a checkpatch error.
+set -euo pipefail
+
+arch=$1 build=$(realpath -m "$2")
+shift 2
+frags=()
+for f in "$@"; do frags+=("$(realpath "$f")"); done
+base=$build/base
+tree=$build/am
+out=$build/$arch-am
+patches=$build/patches
+report=$build/results/patches-check.txt
+from=${PATCHES_FROM:-1}
+do_build=${PATCHES_BUILD:-1}
+jobs=${JOBS:-$(nproc)}
+
+case $arch in
+x86_64) karch=x86_64 cross= ;;
+arm64)  karch=arm64 cross=aarch64-linux-gnu- ;;
+*) echo "patches-check: unsupported ARCH $arch" >&2; exit 1 ;;
+esac
+
+log() { printf '  %-8s %s\n' "$1" "$2"; }
+
+mapfile -t series < <(ls "$patches"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
+	grep -v '/0000-cover-letter.patch$' || true)
+[ ${#series[@]} -gt 0 ] || { echo "patches-check: no patches in $patches (make patches)" >&2; exit 1; }
+
+cc="${cross}gcc"
+if command -v ccache >/dev/null; then
+	cc="ccache $cc"
+	export CCACHE_DIR=${CCACHE_DIR:-/var/cache/probes-ccache}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+	export CCACHE_BASEDIR=$build
+	export CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
+fi
+export KBUILD_BUILD_TIMESTAMP=2026-01-01 KBUILD_BUILD_USER=probes KBUILD_BUILD_HOST=qemu
+kmake() {
+	make -s -C "$tree" O="$out" ARCH="$karch" CROSS_COMPILE="$cross" \
+		CC="$cc" HOSTCC="ccache gcc" LOCALVERSION= "$@"
+}
+
+# A fresh copy of the base: its own worktree, reset to the base commit.
+git -C "$base" worktree prune
+[ -e "$tree/.git" ] || git -C "$base" worktree add -q -B am "$tree" base
+git -C "$tree" am --abort >/dev/null 2>&1 || true
+git -C "$tree" checkout -q -B am base
+git -C "$tree" reset -q --hard base
+git -C "$tree" clean -qfdx
+git -C "$tree" config user.name "probes harness"
+git -C "$tree" config user.email "probes@localhost"
+
+# 1. Apply every patch; checkpatch each one as it is applied.
+mkdir -p "$(dirname "$report")"
+: > "$report.tmp"
+declare -a commits cp_err cp_warn
+n=0
+for p in "${series[@]}"; do
+	n=$((n + 1))
+	if ! git -C "$tree" am -q --keep-cr "$p" >/dev/null 2>&1; then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		echo "$(basename "$p"): FAILED to apply" | tee -a "$report.tmp"
+		mv "$report.tmp" "$report"
+		exit 1
+	fi
+	commits[$n]=$(git -C "$tree" rev-parse HEAD)
+	cpout=$(cd "$tree" && perl scripts/checkpatch.pl --strict --terse \
+		--no-summary --show-types "$p" 2>&1 || true)
+	cp_err[$n]=$(grep -c ': ERROR:' <<< "$cpout" || true)
+	cp_warn[$n]=$(grep -Ec ': (WARNING|CHECK):' <<< "$cpout" || true)
+	if [ "${cp_err[$n]}" != 0 ]; then
+		grep ': ERROR:' <<< "$cpout" | sed "s|^|    $(basename "$p"): |" >> "$report.tmp.err"
+	fi
+done
+log APPLIED "${#series[@]} patches onto base ($(git -C "$tree" log -1 --format=%h base))"
+
+# 2. The config, on the fully applied series.
+built_ok=0 built_bad=0 skipped=0
+if [ "$do_build" = 1 ]; then
+	# One kernel build at a time on this machine: the lock is taken
+	# for each patch's build, so other checkouts can build in between.
+	exec 9> "${PROBES_BUILD_LOCK:-/tmp/probes-build.lock}"
+	mkdir -p "$out"
+	flock 9
+	kmake tinyconfig >/dev/null
+	"$tree/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
+	kmake olddefconfig >/dev/null
+	cp "$out/.config" "$out/.config.full"
+	flock -u 9
+fi
+
+# 3. Walk the series from its first patch and build each step.
+for i in $(seq 1 "$n"); do
+	p=${series[$((i - 1))]}
+	status=-
+	if [ "$do_build" = 1 ] && [ "$i" -ge "$from" ]; then
+		git -C "$tree" checkout -q "${commits[$i]}"
+		cp "$out/.config.full" "$out/.config"
+		flock 9
+		t0=$(date +%s)
+		if kmake olddefconfig >/dev/null 2>"$out/build-$i.log" &&
+		   kmake -j"$jobs" all >>"$out/build-$i.log" 2>&1; then
+			status="built $(($(date +%s) - t0))s"
+			built_ok=$((built_ok + 1))
+		else
+			status="BUILD FAILED (log: ${out#$PWD/}/build-$i.log)"
+			built_bad=$((built_bad + 1))
+		fi
+		flock -u 9
+		# Warnings a patch adds show in its own log; list their count.
+		w=$(grep -c ': warning:' "$out/build-$i.log" || true)
+		[ "$w" = 0 ] || status="$status, $w compiler warnings"
+	else
+		skipped=$((skipped + 1))
+	fi
+	line="$(basename "$p"): applied, $status, checkpatch ${cp_err[$i]} errors ${cp_warn[$i]} warnings"
+	echo "$line" >> "$report.tmp"
+	log PATCH "$line"
+done
+[ "$do_build" = 1 ] && git -C "$tree" checkout -q am
+
+errs=0 warns=0
+for i in $(seq 1 "$n"); do
+	errs=$((errs + cp_err[$i]))
+	warns=$((warns + cp_warn[$i]))
+done
+summary="patches-check: $n patches applied, $built_ok built, $built_bad build failures, $skipped not built, checkpatch $errs errors, $warns warnings"
+{
+	cat "$report.tmp"
+	[ -f "$report.tmp.err" ] && { echo "checkpatch errors:"; cat "$report.tmp.err"; }
+	echo "$summary"
+} > "$report"
+rm -f "$report.tmp" "$report.tmp.err"
+echo "$summary"
+[ "$built_bad" = 0 ] && [ "$errs" = 0 ]
