@@ -64,7 +64,9 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.probes-config-stamp" 2>/dev/null)"
 			missing=1
 		fi
 	done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Z0-9_]+=(y|m|".*"|[0-9]+)$')
-	[ $missing = 0 ] || exit 1
+	# The base tree (make bench) lacks the symbols our series adds: there
+	# a missing option is reported but does not stop the build.
+	[ $missing = 0 ] || [ -n "${PROBES_CONFIG_MISSING_OK:-}" ] || exit 1
 	echo "$stamp" > "$out/.probes-config-stamp"
 fi
 
