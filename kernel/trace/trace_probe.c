@@ -175,6 +175,16 @@ void trace_probe_log_set_index(int index)
 	tp_log.index = index;
 }
 
+/* Where word @n starts in the command joined by single spaces. */
+static int tp_log_word_start(int n)
+{
+	int i, start = 0;
+
+	for (i = 0; i < n && i < tp_log.argc; i++)
+		start += strlen(tp_log.argv[i]) + 1;
+	return start;
+}
+
 /**
  * __trace_probe_log_err - report an error to error_log
  * @offset: position of the culprit in the current word
@@ -185,24 +195,18 @@ void trace_probe_log_set_index(int index)
  */
 void __trace_probe_log_err(int offset, int err)
 {
-	int i, pos = 0, total = 0;
+	int i, pos, total;
 	char *cmd, *p;
 
 	lockdep_assert_held(&dyn_event_ops_mutex);
 
-	if (!tp_log.argv || !tp_log.argc)
+	if (!tp_log.argc || !tp_log.argv)
 		return;
-
-	for (i = 0; i < tp_log.argc; i++) {
-		if (i == tp_log.index)
-			pos = total;
-		total += strlen(tp_log.argv[i]) + 1;
-	}
-	if (tp_log.index >= tp_log.argc) {
-		/* after the last word and its separator */
-		pos = total;
+	total = tp_log_word_start(tp_log.argc);
+	/* past the last word: after it and its separator, at offset 0 */
+	pos = tp_log_word_start(tp_log.index);
+	if (tp_log.index >= tp_log.argc)
 		offset = 0;
-	}
 
 	cmd = kzalloc(total, GFP_KERNEL);
 	if (!cmd)
@@ -403,19 +407,17 @@ int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args,
  */
 int traceprobe_split_symbol_offset(char *symbol, long *offset)
 {
-	char *sign;
-	int ret;
+	char *sign = strpbrk(symbol, "+-");
+	int ret = 0;
 
 	if (!offset)
 		return -EINVAL;
-
 	*offset = 0;
-	sign = strpbrk(symbol, "+-");
-	if (!sign)
-		return 0;
-	ret = kstrtol(sign, 0, offset);
-	if (!ret)
-		*sign = '\0';
+	if (sign) {
+		ret = kstrtol(sign, 0, offset);
+		if (!ret)
+			*sign = '\0';
+	}
 	return ret;
 }
 
@@ -440,20 +442,14 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
 		sep = strchr(name, '.');
 	if (sep) {
 		len = sep - name;
-		if (!len) {
-			trace_probe_log_err(offset, NO_GROUP_NAME);
-			return -EINVAL;
-		}
-		if (len >= MAX_EVENT_NAME_LEN) {
-			trace_probe_log_err(offset, GROUP_TOO_LONG);
-			return -EINVAL;
-		}
+		if (!len)
+			return tp_inval(offset, NO_GROUP_NAME);
+		if (len >= MAX_EVENT_NAME_LEN)
+			return tp_inval(offset, GROUP_TOO_LONG);
 		memcpy(buf, name, len);
 		buf[len] = '\0';
-		if (!is_good_system_name(buf)) {
-			trace_probe_log_err(offset, BAD_GROUP_NAME);
-			return -EINVAL;
-		}
+		if (!is_good_system_name(buf))
+			return tp_inval(offset, BAD_GROUP_NAME);
 		*pgroup = buf;
 		name = sep + 1;
 		*pevent = name;
@@ -469,14 +465,10 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
 		trace_probe_log_err(offset, NO_EVENT_NAME);
 		return -EINVAL;
 	}
-	if (len >= MAX_EVENT_NAME_LEN) {
-		trace_probe_log_err(offset, EVENT_TOO_LONG);
-		return -EINVAL;
-	}
-	if (!is_good_name(name)) {
-		trace_probe_log_err(offset, BAD_EVENT_NAME);
-		return -EINVAL;
-	}
+	if (len >= MAX_EVENT_NAME_LEN)
+		return tp_inval(offset, EVENT_TOO_LONG);
+	if (!is_good_name(name))
+		return tp_inval(offset, BAD_EVENT_NAME);
 	return 0;
 }
 
@@ -535,24 +527,33 @@ static void free_insn_data(struct fetch_insn *insn, int n)
  * return the offset of its slot in the entry data.  An argument that is
  * already saved keeps its slot.
  */
+/* An entry-data program of @n instructions, all FETCH_OP_END. */
+static struct probe_entry_arg *alloc_entry_arg(unsigned int n)
+{
+	struct probe_entry_arg *ea = kzalloc(sizeof(*ea), GFP_KERNEL);
+
+	if (ea)
+		ea->code = kcalloc(n, sizeof(*ea->code), GFP_KERNEL);
+	if (!ea || !ea->code) {
+		kfree(ea);
+		return NULL;
+	}
+	ea->size = n;
+	while (n--)
+		ea->code[n].op = FETCH_OP_END;
+	return ea;
+}
+
 static int save_entry_arg(struct trace_probe *tp, unsigned int argnum)
 {
 	struct probe_entry_arg *ea = tp->entry_arg;
 	unsigned int i;
 
 	if (!ea) {
-		ea = kzalloc(sizeof(*ea), GFP_KERNEL);
+		/* one slot per argument at most, plus the END */
+		ea = alloc_entry_arg(tp->nr_args + 1);
 		if (!ea)
 			return -ENOMEM;
-		/* one slot per argument at most, plus the END */
-		ea->size = tp->nr_args + 1;
-		ea->code = kcalloc(ea->size, sizeof(*ea->code), GFP_KERNEL);
-		if (!ea->code) {
-			kfree(ea);
-			return -ENOMEM;
-		}
-		for (i = 0; i < ea->size; i++)
-			ea->code[i].op = FETCH_OP_END;
 		tp->entry_arg = ea;
 	}
 
@@ -666,12 +667,9 @@ static int query_btf_context(struct traceprobe_parse_context *ctx)
 
 	if (ctx->btf)
 		return 0;
-	if (!ctx->funcname)
-		return -EINVAL;
-
-	proto = btf_find_func_proto(ctx->funcname, &btf);
+	proto = ctx->funcname ? btf_find_func_proto(ctx->funcname, &btf) : NULL;
 	if (!proto)
-		return -ENOENT;
+		return ctx->funcname ? -ENOENT : -EINVAL;
 	ctx->btf = btf;
 	ctx->proto = proto;
 
@@ -708,31 +706,30 @@ static const char *btf_to_type_name(const struct btf_type *t,
 {
 	static const char * const sname[] = { "s8", "s16", "s32", "s64" };
 	static const char * const uname[] = { "u8", "u16", "u32", "u64" };
+	u32 kind = BTF_INFO_KIND(t->info);
 	u32 data, bits;
 	int idx;
 
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_ENUM:
-		return "s32";
-	case BTF_KIND_ENUM64:
-		return "s64";
-	case BTF_KIND_PTR:
+	/* an enum is an int of its size; a pointer is shown in hex */
+	if (kind == BTF_KIND_ENUM || kind == BTF_KIND_ENUM64)
+		return kind == BTF_KIND_ENUM ? "s32" : "s64";
+	if (kind == BTF_KIND_PTR)
 		return IS_ENABLED(CONFIG_64BIT) ? "x64" : "x32";
-	case BTF_KIND_INT:
-		data = btf_int_data(t);
-		bits = BTF_INT_BITS(data);
-		idx = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 :
-		      bits == 64 ? 3 : -1;
-		if (BTF_INT_ENCODING(data) & BTF_INT_SIGNED)
-			return idx < 0 ? NULL : sname[idx];
-		if (idx >= 0)
-			return uname[idx];
-		/* an odd-sized unsigned int is a bitfield in a u64 */
-		ctx->last_bitsize = bits;
-		ctx->last_bitoffs += BTF_INT_OFFSET(data);
-		return "u64";
-	}
-	return NULL;
+	if (kind != BTF_KIND_INT)
+		return NULL;
+
+	data = btf_int_data(t);
+	bits = BTF_INT_BITS(data);
+	idx = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 :
+	      bits == 64 ? 3 : -1;
+	if (BTF_INT_ENCODING(data) & BTF_INT_SIGNED)
+		return idx < 0 ? NULL : sname[idx];
+	if (idx >= 0)
+		return uname[idx];
+	/* an odd-sized unsigned int is a bitfield in a u64 */
+	ctx->last_bitsize = bits;
+	ctx->last_bitoffs += BTF_INT_OFFSET(data);
+	return "u64";
 }
 
 static const struct fetch_type *btf_fetch_type(struct traceprobe_parse_context *ctx)
@@ -760,10 +757,8 @@ static int btf_split_member(char *name, char **rest,
 		*rest = sep + 1;
 		return 0;
 	}
-	if (sep[1] != '>') {
-		trace_probe_log_err(ctx->offset + sep - name, BAD_HYPHEN);
-		return -EINVAL;
-	}
+	if (sep[1] != '>')
+		return tp_inval(ctx->offset + sep - name, BAD_HYPHEN);
 	*sep = '\0';
 	*rest = sep + 2;
 	return 1;
@@ -800,10 +795,8 @@ static const struct btf_type *btf_member(const struct btf_type *t,
 	}
 
 	t = btf_type_skip_modifiers(ctx->btf, m->type, &tid);
-	if (!t) {
-		trace_probe_log_err(ctx->offset, BAD_BTF_TID);
-		return ERR_PTR(-EINVAL);
-	}
+	if (!t)
+		return ERR_PTR(tp_inval(ctx->offset, BAD_BTF_TID));
 	return t;
 }
 
@@ -822,15 +815,11 @@ static int btf_parse_members(char *name, const struct btf_type *t,
 	u32 bits, tid;
 
 	for (; name; ctx->last_type = t) {
-		if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR) {
-			trace_probe_log_err(ctx->offset, NO_PTR_STRCT);
-			return -EINVAL;
-		}
+		if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+			return tp_inval(ctx->offset, NO_PTR_STRCT);
 		t = btf_type_skip_modifiers(ctx->btf, t->type, &tid);
-		if (!t) {
-			trace_probe_log_err(ctx->offset, BAD_BTF_TID);
-			return -EINVAL;
-		}
+		if (!t)
+			return tp_inval(ctx->offset, BAD_BTF_TID);
 
 		/* one hop: members up to the next "->" */
 		for (bits = 0, arrow = 0; name && !arrow; name = rest) {
@@ -865,41 +854,30 @@ static int parse_btf_arg(char *name, struct fetch_prog *prog,
 	int arrow, i, ret;
 	u32 tid;
 
-	if (!ctx->funcname)
-		return -EINVAL;
-
-	arrow = btf_split_member(name, &members, ctx);
+	/* no function, no BTF prototype to look the name up in */
+	arrow = ctx->funcname ? btf_split_member(name, &members, ctx) : -EINVAL;
 	if (arrow < 0)
 		return arrow;
-	if (!arrow && members) {
-		trace_probe_log_err(ctx->offset + members - name, NOSUP_DAT_ARG);
-		return -EOPNOTSUPP;
-	}
+	if (!arrow && members)
+		return tp_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
 
 	if ((ctx->flags & TPARG_FL_RETURN) && !strcmp(name, "$retval")) {
 		insn->op = FETCH_OP_RETVAL;
 		if (query_btf_context(ctx) == 0) {
-			if (!ctx->proto->type) {
-				trace_probe_log_err(ctx->offset, NO_RETVAL);
-				return -ENOENT;
-			}
+			if (!ctx->proto->type)
+				return tp_fail(ctx->offset, NO_RETVAL, -ENOENT);
 			tid = ctx->proto->type;
 			goto found;
 		}
-		if (members) {
-			trace_probe_log_err(ctx->offset + members - name,
-					    NO_BTF_ENTRY);
-			return -ENOENT;
-		}
+		if (members)
+			return tp_fail(ctx->offset + members - name, NO_BTF_ENTRY, -ENOENT);
 		return 0;
 	}
 
 	if (!ctx->btf) {
 		ret = query_btf_context(ctx);
-		if (ret < 0 || !ctx->nr_params) {
-			trace_probe_log_err(ctx->offset, NO_BTF_ENTRY);
-			return -ENOENT;
-		}
+		if (ret < 0 || !ctx->nr_params)
+			return tp_fail(ctx->offset, NO_BTF_ENTRY, -ENOENT);
 	}
 
 	for (i = 0; i < ctx->nr_params; i++) {
@@ -926,10 +904,8 @@ static int parse_btf_arg(char *name, struct fetch_prog *prog,
 
 found:
 	t = btf_type_skip_modifiers(ctx->btf, tid, &tid);
-	if (!t) {
-		trace_probe_log_err(ctx->offset, BAD_BTF_TID);
-		return -EINVAL;
-	}
+	if (!t)
+		return tp_inval(ctx->offset, BAD_BTF_TID);
 	ctx->last_type = t;
 	ctx->last_bitoffs = 0;
 	ctx->last_bitsize = 0;
@@ -969,10 +945,8 @@ static int prepare_btf_string(const char *type, struct fetch_prog *prog,
 	if (!ctx->btf || !ctx->last_type ||
 	    btf_is_char_array(ctx->btf, ctx->last_type))
 		return 0;
-	if (!btf_is_char_ptr(ctx->btf, ctx->last_type)) {
-		trace_probe_log_err(ctx->offset, BAD_TYPE4STR);
-		return -EINVAL;
-	}
+	if (!btf_is_char_ptr(ctx->btf, ctx->last_type))
+		return tp_inval(ctx->offset, BAD_TYPE4STR);
 	insn = prog_next_or_log(prog, ctx->offset);
 	if (!insn)
 		return -E2BIG;
@@ -1026,38 +1000,48 @@ static int prepare_btf_string(const char *type, struct fetch_prog *prog,
 /* Deepest $stackN a kernel probe may read. */
 #define PARAM_MAX_STACK (THREAD_SIZE / sizeof(unsigned long))
 
+/* The field @name of the trace event a tprobe/eprobe reads, or NULL. */
+static struct ftrace_event_field *
+tevent_field(struct traceprobe_parse_context *ctx, const char *name)
+{
+	struct ftrace_event_field *field;
+
+	if (!(ctx->flags & TPARG_FL_TEVENT))
+		return NULL;
+	list_for_each_entry(field, trace_get_fields(ctx->event), link)
+		if (!strcmp(field->name, name))
+			return field;
+	return NULL;
+}
+
 /* "$name": a variable.  @var points at the '$'. */
 static int parse_var(char *var, struct fetch_prog *prog,
 		     struct traceprobe_parse_context *ctx)
 {
 	struct fetch_insn *insn = prog_cur(prog);
 	const char *name = var + 1;
+	struct ftrace_event_field *field;
 	int err = TP_ERR_BAD_VAR;
 	unsigned long n;
 	int len;
 
-	if (ctx->flags & TPARG_FL_TEVENT) {
-		struct ftrace_event_field *field;
-
-		list_for_each_entry(field, trace_get_fields(ctx->event), link) {
-			if (!strcmp(field->name, name)) {
-				insn->op = FETCH_OP_TP_ARG;
-				insn->data = field;
-				return 0;
-			}
-		}
-		if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
-			insn->op = FETCH_OP_COMM;
-			return 0;
-		}
-		goto bad;
+	/* a trace event's own fields first, then $comm: nothing else */
+	field = tevent_field(ctx, name);
+	if (field) {
+		insn->op = FETCH_OP_TP_ARG;
+		insn->data = field;
+		return 0;
 	}
+	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
+		insn->op = FETCH_OP_COMM;
+		return 0;
+	}
+	if (ctx->flags & TPARG_FL_TEVENT)
+		goto bad;
 
 	if (str_has_prefix(name, "retval")) {
-		if (!(ctx->flags & TPARG_FL_RETURN)) {
-			err = TP_ERR_RETVAL_ON_PROBE;
-			goto bad;
-		}
+		if (!(ctx->flags & TPARG_FL_RETURN))
+			return tp_inval(ctx->offset, RETVAL_ON_PROBE);
 		if (IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
 		    (ctx->flags & TPARG_FL_KERNEL))
 			return parse_btf_arg(var, prog, ctx);
@@ -1073,17 +1057,10 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		}
 		if (!isdigit(name[len]) || kstrtoul(name + len, 10, &n))
 			goto bad;
-		if ((ctx->flags & TPARG_FL_KERNEL) && n > PARAM_MAX_STACK) {
-			err = TP_ERR_BAD_STACK_NUM;
-			goto bad;
-		}
+		if ((ctx->flags & TPARG_FL_KERNEL) && n > PARAM_MAX_STACK)
+			return tp_inval(ctx->offset, BAD_STACK_NUM);
 		insn->op = FETCH_OP_STACK;
 		insn->param = n;
-		return 0;
-	}
-
-	if (!strcmp(name, "comm") || !strcmp(name, "COMM")) {
-		insn->op = FETCH_OP_COMM;
 		return 0;
 	}
 
@@ -1093,10 +1070,8 @@ static int parse_var(char *var, struct fetch_prog *prog,
 
 		if (kstrtoul(name + len, 10, &n))
 			goto bad;
-		if (!n || n > PARAM_MAX_STACK) {
-			err = TP_ERR_BAD_ARG_NUM;
-			goto bad;
-		}
+		if (!n || n > PARAM_MAX_STACK)
+			return tp_inval(ctx->offset, BAD_ARG_NUM);
 		/* $arg1 is the first argument, number 0 */
 		if (tparg_is_function_entry(ctx->flags)) {
 			insn->op = FETCH_OP_ARG;
@@ -1130,29 +1105,21 @@ static int parse_memory(char *arg, struct fetch_prog *prog,
 
 	if (isdigit(arg[1])) {
 		ret = kstrtoul(arg + 1, 0, &addr);
-		if (ret) {
-			trace_probe_log_err(ctx->offset, BAD_MEM_ADDR);
-			return ret;
-		}
+		if (ret)
+			return tp_fail(ctx->offset, BAD_MEM_ADDR, ret);
 		insn->op = FETCH_OP_IMM;
 		insn->immediate = addr;
 	} else if (arg[1] == '+') {
-		if (ctx->flags & TPARG_FL_KERNEL) {
-			trace_probe_log_err(ctx->offset, FILE_ON_KPROBE);
-			return -EINVAL;
-		}
+		if (ctx->flags & TPARG_FL_KERNEL)
+			return tp_inval(ctx->offset, FILE_ON_KPROBE);
 		ret = kstrtol(arg + 2, 0, &foffs);
-		if (ret) {
-			trace_probe_log_err(ctx->offset, BAD_FILE_OFFS);
-			return ret;
-		}
+		if (ret)
+			return tp_fail(ctx->offset, BAD_FILE_OFFS, ret);
 		insn->op = FETCH_OP_FOFFS;
 		insn->immediate = foffs;
 	} else {
-		if (!(ctx->flags & TPARG_FL_KERNEL)) {
-			trace_probe_log_err(ctx->offset, SYM_ON_UPROBE);
-			return -EINVAL;
-		}
+		if (!(ctx->flags & TPARG_FL_KERNEL))
+			return tp_inval(ctx->offset, SYM_ON_UPROBE);
 		/* the name waits for traceprobe_update_arg() */
 		insn->op = FETCH_NOP_SYMBOL;
 		insn->data = kstrdup(arg + 1, GFP_KERNEL);
@@ -1192,16 +1159,12 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 	if (arg[0] == '-')
 		*--num = '-';
 	open = strchr(num, '(');
-	if (!open) {
-		trace_probe_log_err(ctx->offset, DEREF_NEED_BRACE);
-		return -EINVAL;
-	}
+	if (!open)
+		return tp_inval(ctx->offset, DEREF_NEED_BRACE);
 	*open = '\0';
 	ret = kstrtol(num, 0, &offs);
-	if (ret) {
-		trace_probe_log_err(ctx->offset, BAD_DEREF_OFFS);
-		return ret;
-	}
+	if (ret)
+		return tp_fail(ctx->offset, BAD_DEREF_OFFS, ret);
 
 	/*
 	 * Errors inside the braces are reported relative to the inner
@@ -1214,11 +1177,8 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 	inner_offs = ctx->offset + (inner - num) + (num[0] != '-');
 	ctx->offset = inner_offs;
 	close = strrchr(inner, ')');
-	if (!close) {
-		trace_probe_log_err(ctx->offset + strlen(inner),
-				    DEREF_OPEN_BRACE);
-		return -EINVAL;
-	}
+	if (!close)
+		return tp_inval(ctx->offset + strlen(inner), DEREF_OPEN_BRACE);
 	*close = '\0';
 
 	ret = parse_expr(inner, prog, ctx);
@@ -1227,10 +1187,8 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 	ctx->offset = inner_offs;
 
 	insn = prog_cur(prog);
-	if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA) {
-		trace_probe_log_err(ctx->offset, COMM_CANT_DEREF);
-		return -EINVAL;
-	}
+	if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA)
+		return tp_inval(ctx->offset, COMM_CANT_DEREF);
 	insn = prog_next_or_log(prog, ctx->offset);
 	if (!insn)
 		return -EINVAL;
@@ -1254,10 +1212,8 @@ static int parse_immediate(char *arg, struct fetch_prog *prog,
 	if (body[0] == '"') {
 		body++;
 		len = strlen(body);
-		if (!len || body[len - 1] != '"') {
-			trace_probe_log_err(ctx->offset + 2 + len, IMMSTR_NO_CLOSE);
-			return -EINVAL;
-		}
+		if (!len || body[len - 1] != '"')
+			return tp_inval(ctx->offset + 2 + len, IMMSTR_NO_CLOSE);
 		insn->data = kstrndup(body, len - 1, GFP_KERNEL);
 		if (!insn->data)
 			return -ENOMEM;
@@ -1273,10 +1229,8 @@ static int parse_immediate(char *arg, struct fetch_prog *prog,
 		ret = kstrtol(body + 1, 0, (long *)&imm);
 	else
 		ret = -EINVAL;
-	if (ret) {
-		trace_probe_log_err(ctx->offset + 1, BAD_IMM);
-		return ret;
-	}
+	if (ret)
+		return tp_fail(ctx->offset + 1, BAD_IMM, ret);
 	insn->op = FETCH_OP_IMM;
 	insn->immediate = imm;
 	return 0;
@@ -1328,10 +1282,8 @@ static int parse_expr(char *arg, struct fetch_prog *prog,
 			break;
 		/* a parameter name, known from BTF */
 		if (!tparg_is_function_entry(ctx->flags) &&
-		    !tparg_is_function_return(ctx->flags)) {
-			trace_probe_log_err(ctx->offset, NOSUP_BTFARG);
-			return -EINVAL;
-		}
+		    !tparg_is_function_return(ctx->flags))
+			return tp_inval(ctx->offset, NOSUP_BTFARG);
 		ret = parse_btf_arg(arg, prog, ctx);
 		break;
 	}
@@ -1462,10 +1414,8 @@ static int finish_prog(struct fetch_prog *prog, struct probe_arg *parg,
 
 	if (type && type[0] == 'b') {
 		ret = add_bitfield(type, prog, parg->type);
-		if (ret) {
-			trace_probe_log_err(ctx->offset + type_offs, BAD_BITFIELD);
-			return ret;
-		}
+		if (ret)
+			return tp_fail(ctx->offset + type_offs, BAD_BITFIELD, ret);
 	} else if (!type && IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
 		   ctx->last_type) {
 		ret = add_btf_bitfield(prog, ctx);
@@ -1476,10 +1426,8 @@ static int finish_prog(struct fetch_prog *prog, struct probe_arg *parg,
 	if (parg->count) {
 		if (store->op != FETCH_OP_ST_MEM &&
 		    store->op != FETCH_OP_ST_STRING &&
-		    store->op != FETCH_OP_ST_USTRING) {
-			trace_probe_log_err(ctx->offset + type_offs, BAD_STRING);
-			return -EINVAL;
-		}
+		    store->op != FETCH_OP_ST_USTRING)
+			return tp_inval(ctx->offset + type_offs, BAD_STRING);
 		insn = prog_next_or_log(prog, ctx->offset);
 		if (!insn)
 			return -E2BIG;
@@ -1549,19 +1497,14 @@ static char *parse_arg_type(char *arg, struct probe_arg *parg,
 	if (!(ctx->flags & TPARG_FL_TEVENT) &&
 	    (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") ||
 	     !strncmp(arg, "\\\"", 2))) {
-		if (parg->count || (type && strcmp(type, "string"))) {
-			trace_probe_log_err(ctx->offset + type_offs,
-					    NEED_STRING_TYPE);
-			return ERR_PTR(-EINVAL);
-		}
+		if (parg->count || (type && strcmp(type, "string")))
+			return ERR_PTR(tp_inval(ctx->offset + type_offs, NEED_STRING_TYPE));
 		parg->type = find_fetch_type("string", ctx->flags);
 	} else {
 		parg->type = find_fetch_type(type, ctx->flags);
 	}
-	if (!parg->type) {
-		trace_probe_log_err(ctx->offset + type_offs, BAD_TYPE);
-		return ERR_PTR(-EINVAL);
-	}
+	if (!parg->type)
+		return ERR_PTR(tp_inval(ctx->offset + type_offs, BAD_TYPE));
 	return type;
 }
 
@@ -1574,14 +1517,10 @@ static int parse_arg_body(const char *body, ssize_t *size,
 	char *arg, *type;
 	int n, ret, len = strlen(body);
 
-	if (len > MAX_ARGSTR_LEN) {
-		trace_probe_log_err(ctx->offset, ARG_TOO_LONG);
-		return -E2BIG;
-	}
-	if (!len) {
-		trace_probe_log_err(ctx->offset, NO_ARG_BODY);
-		return -EINVAL;
-	}
+	if (len > MAX_ARGSTR_LEN)
+		return tp_fail(ctx->offset, ARG_TOO_LONG, -E2BIG);
+	if (!len)
+		return tp_inval(ctx->offset, NO_ARG_BODY);
 
 	arg = kstrdup(body, GFP_KERNEL);
 	parg->comm = kstrdup(body, GFP_KERNEL);
@@ -1591,10 +1530,9 @@ static int parse_arg_body(const char *body, ssize_t *size,
 	}
 
 	type = parse_arg_type(arg, parg, ctx);
-	if (IS_ERR(type)) {
-		ret = PTR_ERR(type);
+	ret = PTR_ERR_OR_ZERO(type);
+	if (ret)
 		goto out;
-	}
 
 	prog = kzalloc(sizeof(*prog), GFP_KERNEL);
 	if (!prog) {
@@ -1653,15 +1591,10 @@ out:
 	return ret;
 }
 
+/* The fields every event has, and those a probe event adds itself. */
 static const char * const reserved_field_names[] = {
-	"common_type",
-	"common_flags",
-	"common_preempt_count",
-	"common_pid",
-	"common_tgid",
-	FIELD_STRING_IP,
-	FIELD_STRING_RETIP,
-	FIELD_STRING_FUNC,
+	"common_type", "common_flags", "common_preempt_count", "common_pid",
+	"common_tgid", FIELD_STRING_IP, FIELD_STRING_RETIP, FIELD_STRING_FUNC,
 };
 
 static bool arg_name_taken(const char *name, struct probe_arg *args, int n)
@@ -1714,14 +1647,10 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 
 	ctx->tp = tp;
 	if (eq) {
-		if (eq - arg > MAX_ARG_NAME_LEN) {
-			trace_probe_log_err(0, ARG_NAME_TOO_LONG);
-			return -EINVAL;
-		}
-		if (eq == arg) {
-			trace_probe_log_err(0, NO_ARG_NAME);
-			return -EINVAL;
-		}
+		if (eq - arg > MAX_ARG_NAME_LEN)
+			return tp_inval(0, ARG_NAME_TOO_LONG);
+		if (eq == arg)
+			return tp_inval(0, NO_ARG_NAME);
 		parg->name = kmemdup_nul(arg, eq - arg, GFP_KERNEL);
 		body = eq + 1;
 	} else {
@@ -1730,14 +1659,10 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	if (!parg->name)
 		return -ENOMEM;
 
-	if (!is_good_name(parg->name)) {
-		trace_probe_log_err(0, BAD_ARG_NAME);
-		return -EINVAL;
-	}
-	if (arg_name_taken(parg->name, tp->args, i)) {
-		trace_probe_log_err(0, USED_ARG_NAME);
-		return -EINVAL;
-	}
+	if (!is_good_name(parg->name))
+		return tp_inval(0, BAD_ARG_NAME);
+	if (arg_name_taken(parg->name, tp->args, i))
+		return tp_inval(0, USED_ARG_NAME);
 
 	ctx->offset = body - arg;
 	return parse_arg_body(body, &tp->size, parg, ctx);
@@ -1809,21 +1734,15 @@ static int scan_var_args(int argc, const char *argv[], int *star,
 			continue;
 		trace_probe_log_set_index(i + 2);
 		if (!tparg_is_function_entry(ctx->flags) &&
-		    !tparg_is_function_return(ctx->flags)) {
-			trace_probe_log_err(0, NOFENTRY_ARGS);
-			return -EINVAL;
-		}
+		    !tparg_is_function_return(ctx->flags))
+			return tp_inval(0, NOFENTRY_ARGS);
 		found = 1;
 		if (isdigit(argv[i][4]))
 			continue;
-		if (argv[i][4] != '*') {
-			trace_probe_log_err(0, BAD_VAR);
-			return -EINVAL;
-		}
-		if (*star >= 0 && *star < argc) {
-			trace_probe_log_err(0, DOUBLE_ARGS);
-			return -EINVAL;
-		}
+		if (argv[i][4] != '*')
+			return tp_inval(0, BAD_VAR);
+		if (*star >= 0 && *star < argc)
+			return tp_inval(0, DOUBLE_ARGS);
 		*star = i;
 	}
 	return found;
@@ -1849,10 +1768,8 @@ static const char *put_param_name(int idx, const char *suffix, char *buf,
 		return ERR_PTR(-ENOENT);
 	}
 	len = snprintf(at, size - *used, "%s%s", name, suffix);
-	if (len >= size - *used) {
-		trace_probe_log_err(0, ARGS_2LONG);
-		return ERR_PTR(-E2BIG);
-	}
+	if (len >= size - *used)
+		return ERR_PTR(tp_fail(0, ARGS_2LONG, -E2BIG));
 	*used += len + 1;
 	return at;
 }
@@ -2072,6 +1989,19 @@ static void write_print_fmt(struct fmt_writer *w, struct trace_probe *tp,
 	}
 }
 
+/* What the print fmt shows before and after the arguments' formats. */
+static const struct print_fmt_head {
+	const char *head;
+	const char *head_args;
+} print_fmt_heads[] = {
+	[PROBE_PRINT_NORMAL] = { "(%lx)", ", REC->" FIELD_STRING_IP },
+	[PROBE_PRINT_RETURN] = {
+		"(%lx <- %lx)",
+		", REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP
+	},
+	[PROBE_PRINT_EVENT] = { "", "" },
+};
+
 /**
  * traceprobe_set_print_fmt - build the event's print fmt
  * @tp: the probe, arguments parsed
@@ -2082,34 +2012,20 @@ static void write_print_fmt(struct fmt_writer *w, struct trace_probe *tp,
 int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype)
 {
 	struct fmt_writer w = { };
-	const char *head, *head_args;
+	const struct print_fmt_head *h;
 
-	switch (ptype) {
-	case PROBE_PRINT_NORMAL:
-		head = "(%lx)";
-		head_args = ", REC->" FIELD_STRING_IP;
-		break;
-	case PROBE_PRINT_RETURN:
-		head = "(%lx <- %lx)";
-		head_args = ", REC->" FIELD_STRING_FUNC ", REC->" FIELD_STRING_RETIP;
-		break;
-	case PROBE_PRINT_EVENT:
-		head = "";
-		head_args = "";
-		break;
-	default:
-		WARN_ON_ONCE(1);
+	if (WARN_ON_ONCE((unsigned int)ptype >= ARRAY_SIZE(print_fmt_heads)))
 		return 0;
-	}
+	h = &print_fmt_heads[ptype];
 
 	/* measure, then write */
-	write_print_fmt(&w, tp, head, head_args);
+	write_print_fmt(&w, tp, h->head, h->head_args);
 	w.size = w.len + 1;
 	w.len = 0;
 	w.buf = kmalloc(w.size, GFP_KERNEL);
 	if (!w.buf)
 		return -ENOMEM;
-	write_print_fmt(&w, tp, head, head_args);
+	write_print_fmt(&w, tp, h->head, h->head_args);
 	trace_probe_event_call(tp)->print_fmt = w.buf;
 	return 0;
 }
@@ -2120,6 +2036,17 @@ static void free_field_strings(struct trace_probe_event *tpe)
 		kfree(tpe->field_strings[--tpe->nr_field_strings]);
 	kfree(tpe->field_strings);
 	tpe->field_strings = NULL;
+}
+
+/* A copy of @str that @tpe owns (freed with its field strings), or NULL. */
+static const char *tpe_keep_string(struct trace_probe_event *tpe,
+				   const char *str)
+{
+	char *copy = kstrdup(str, GFP_KERNEL);
+
+	if (copy)
+		tpe->field_strings[tpe->nr_field_strings++] = copy;
+	return copy;
 }
 
 /**
@@ -2149,17 +2076,12 @@ int traceprobe_define_arg_fields(struct trace_event_call *event_call,
 
 	for (i = 0; i < tp->nr_args; i++) {
 		struct probe_arg *a = &tp->args[i];
-		char *name = kstrdup(a->name, GFP_KERNEL);
-		char *type = kstrdup(a->fmt ?: a->type->fmttype, GFP_KERNEL);
+		const char *name = tpe_keep_string(tpe, a->name);
+		const char *type = name ?
+			tpe_keep_string(tpe, a->fmt ?: a->type->fmttype) : NULL;
 
-		if (!name || !type) {
-			kfree(name);
-			kfree(type);
+		if (!type)
 			return -ENOMEM;
-		}
-		tpe->field_strings[tpe->nr_field_strings++] = name;
-		tpe->field_strings[tpe->nr_field_strings++] = type;
-
 		ret = trace_define_field(event_call, type, name,
 					 offset + a->offset,
 					 a->type->size * (a->count ?: 1),
@@ -2305,6 +2227,25 @@ find_trace_event_call(const char *system, const char *event_name)
 	return NULL;
 }
 
+/* Is GROUP/EVENT of @tp already an event (ours or anyone's)? */
+static bool tp_event_name_taken(struct trace_probe *tp)
+{
+	return find_trace_event_call(trace_probe_group_name(tp),
+				     trace_probe_name(tp)) != NULL;
+}
+
+/*
+ * TP_FLAG_TRACE says "some instance file is linked": keep it in step
+ * with the link list after every change to it.
+ */
+static void tp_sync_trace_flag(struct trace_probe *tp)
+{
+	if (list_empty(&tp->event->files))
+		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
+	else
+		trace_probe_set_flag(tp, TP_FLAG_TRACE);
+}
+
 /**
  * trace_probe_register_event_call - make @tp's event visible
  * @tp: the probe
@@ -2314,22 +2255,20 @@ find_trace_event_call(const char *system, const char *event_name)
  */
 int trace_probe_register_event_call(struct trace_probe *tp)
 {
-	struct trace_event_call *call = trace_probe_event_call(tp);
-	int ret;
+	struct trace_event *ev = &trace_probe_event_call(tp)->event;
+	int err = -EEXIST;
 
 	lockdep_assert_held(&event_mutex);
 
-	if (find_trace_event_call(trace_probe_group_name(tp),
-				  trace_probe_name(tp)))
-		return -EEXIST;
-
-	if (!register_trace_event(&call->event))
-		return -ENODEV;
-
-	ret = trace_add_event_call(call);
-	if (ret)
-		unregister_trace_event(&call->event);
-	return ret;
+	if (tp_event_name_taken(tp))
+		return err;
+	err = register_trace_event(ev) ? 0 : -ENODEV;
+	if (!err) {
+		err = trace_add_event_call(trace_probe_event_call(tp));
+		if (err)
+			unregister_trace_event(ev);
+	}
+	return err;
 }
 
 /**
@@ -2344,13 +2283,12 @@ int trace_probe_add_file(struct trace_probe *tp, struct trace_event_file *file)
 {
 	struct event_file_link *link = kmalloc(sizeof(*link), GFP_KERNEL);
 
-	if (!link)
-		return -ENOMEM;
-	link->file = file;
-	INIT_LIST_HEAD(&link->list);
-	list_add_tail_rcu(&link->list, &tp->event->files);
-	trace_probe_set_flag(tp, TP_FLAG_TRACE);
-	return 0;
+	if (link) {
+		*link = (struct event_file_link){ .file = file };
+		list_add_tail_rcu(&link->list, &tp->event->files);
+		tp_sync_trace_flag(tp);
+	}
+	return link ? 0 : -ENOMEM;
 }
 
 /**
@@ -2386,13 +2324,19 @@ int trace_probe_remove_file(struct trace_probe *tp,
 {
 	struct event_file_link *link = trace_probe_get_file_link(tp, file);
 
-	if (!link)
-		return -ENOENT;
-	list_del_rcu(&link->list);
-	kvfree_rcu_mightsleep(link);
-	if (list_empty(&tp->event->files))
-		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
-	return 0;
+	if (link) {
+		list_del_rcu(&link->list);
+		tp_sync_trace_flag(tp);
+		kvfree_rcu_mightsleep(link);
+	}
+	return link ? 0 : -ENOENT;
+}
+
+/* Same name, type and array count: the event records them alike. */
+static bool same_arg_shape(const struct probe_arg *x, const struct probe_arg *y)
+{
+	return x->type == y->type && x->count == y->count &&
+	       !strcmp(x->name, y->name);
 }
 
 /**
@@ -2406,16 +2350,14 @@ int trace_probe_remove_file(struct trace_probe *tp,
  */
 int trace_probe_compare_arg_type(struct trace_probe *a, struct trace_probe *b)
 {
+	int n = min(a->nr_args, b->nr_args);
 	int i;
 
 	/* a different number of arguments differs after the shorter list */
 	if (a->nr_args != b->nr_args)
-		return min(a->nr_args, b->nr_args) + 1;
-
-	for (i = 0; i < a->nr_args; i++)
-		if (a->args[i].type != b->args[i].type ||
-		    a->args[i].count != b->args[i].count ||
-		    strcmp(a->args[i].name, b->args[i].name))
+		return n + 1;
+	for (i = 0; i < n; i++)
+		if (!same_arg_shape(&a->args[i], &b->args[i]))
 			return i + 1;
 	return 0;
 }
@@ -2455,13 +2397,12 @@ bool trace_probe_match_command_args(struct trace_probe *tp,
  */
 int trace_probe_create(const char *raw_command, int (*createfn)(int, const char **))
 {
-	int argc = 0, ret = 0;
+	int argc = 0, ret;
 	char **argv = argv_split(GFP_KERNEL, raw_command, &argc);
 
 	if (!argv)
 		return -ENOMEM;
-	if (argc)
-		ret = createfn(argc, (const char **)argv);
+	ret = argc ? createfn(argc, (const char **)argv) : 0;
 	argv_free(argv);
 	return ret;
 }

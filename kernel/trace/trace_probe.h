@@ -566,6 +566,19 @@ void __trace_probe_log_err(int offset, int err);
 #define trace_probe_log_err(offs, err)	\
 	__trace_probe_log_err(offs, TP_ERR_##err)
 
+/*
+ * Report @err at @offs and give back @ret, for a parser's
+ * "return tp_fail(offs, ERR, ret);" (tp_inval() when @ret is -EINVAL).
+ */
+static inline int __tp_fail(int offs, int err, int ret)
+{
+	__trace_probe_log_err(offs, err);
+	return ret;
+}
+
+#define tp_fail(offs, err, ret)	__tp_fail(offs, TP_ERR_##err, ret)
+#define tp_inval(offs, err)	tp_fail(offs, err, -EINVAL)
+
 struct uprobe_dispatch_data {
 	struct trace_uprobe	*tu;
 	unsigned long		bp_addr;
