@@ -18,19 +18,19 @@
  * dynamic data consumed (>= 0) or a negative error; with @dest == NULL,
  * process_fetch_insn() only returns how much dynamic data it would need.
  */
-static int
-process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
-		   void *dest, void *base);
+/* memory, from the kernel's and from the user's address space */
+static nokprobe_inline int probe_mem_read(void *dest, void *src, size_t size);
+static nokprobe_inline int probe_mem_read_user(void *dest, void *src, size_t size);
+
+/* strings: how long one is, then a copy into the record's dynamic data */
 static nokprobe_inline int fetch_store_strlen(unsigned long addr);
-static nokprobe_inline int
-fetch_store_string(unsigned long addr, void *dest, void *base);
 static nokprobe_inline int fetch_store_strlen_user(unsigned long addr);
-static nokprobe_inline int
-fetch_store_string_user(unsigned long addr, void *dest, void *base);
-static nokprobe_inline int
-probe_mem_read(void *dest, void *src, size_t size);
-static nokprobe_inline int
-probe_mem_read_user(void *dest, void *src, size_t size);
+static nokprobe_inline int fetch_store_string(unsigned long addr, void *dest, void *base);
+static nokprobe_inline int fetch_store_string_user(unsigned long addr, void *dest, void *base);
+
+/* the LOAD stage of a program, and what follows it (see below) */
+static int process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+			      void *dest, void *base);
 
 /* Bytes "symbol+0xoff/0xsize [mod]" of @addr takes, NUL included. */
 static nokprobe_inline int
@@ -286,14 +286,15 @@ process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val,
 static nokprobe_inline int
 __get_data_size(struct trace_probe *tp, struct pt_regs *regs, void *edata)
 {
-	int i, len, sum = 0;
+	struct probe_arg *arg, *end = tp->args + tp->nr_args;
+	int sum = 0;
 
-	for (i = 0; i < tp->nr_args; i++) {
-		if (likely(!tp->args[i].dynamic))
-			continue;
-		len = process_fetch_insn(tp->args[i].code, regs, edata, NULL, NULL);
-		if (len > 0)
-			sum += len;
+	for (arg = tp->args; arg < end; arg++) {
+		/* a NULL @dest only measures */
+		int len = arg->dynamic ?
+			process_fetch_insn(arg->code, regs, edata, NULL, NULL) : 0;
+
+		sum += max(len, 0);
 	}
 	return sum;
 }
