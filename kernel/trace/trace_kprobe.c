@@ -135,10 +135,10 @@ static struct kprobe_ev *kev_find(const char *event, const char *group)
 static unsigned long kev_hit_count(struct kprobe_ev *kev)
 {
 	unsigned long sum = 0;
-	int cpu;
+	unsigned int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(kev->hits, cpu);
+		sum += per_cpu(*kev->hits, cpu);
 	return sum;
 }
 
@@ -425,10 +425,10 @@ static struct kprobe_ev *kev_alloc(struct kev_req *req, int nargs)
 	}
 
 	ret = trace_probe_init(&kev->tp, req->event, req->group, false, nargs);
-	if (ret)
-		goto fail;
-	dyn_event_init(&kev->dev, &kev_dyn_ops);
-	return kev;
+	if (!ret) {
+		dyn_event_init(&kev->dev, &kev_dyn_ops);
+		return kev;
+	}
 fail:
 	kev_free(kev);
 	return ERR_PTR(ret);
@@ -534,21 +534,19 @@ static int kev_event_enable(struct trace_event_call *call,
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 	bool was_on;
-	int ret;
+	int ret = 0;
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENODEV;
 
+	/* the probes are armed already if another user enabled the event */
 	was_on = trace_probe_is_enabled(tp);
-	if (file) {
+	if (file)
 		ret = trace_probe_add_file(tp, file);
-		if (ret)
-			return ret;
-	} else {
+	else
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
-	}
-	if (was_on)
-		return 0;
+	if (ret || was_on)
+		return ret;
 
 	ret = kev_switch_all(tp, true);
 	if (ret && !file)
@@ -1006,23 +1004,14 @@ out:
 	return ret;
 }
 
-/* dyn_event .create.  Context: process, dyn_event_ops_mutex held. */
-static int kev_create(const char *raw_command)
-{
-	return trace_probe_create(raw_command, kev_create_argv);
-}
-
 /* Run one kprobe_events command: "-:..." deletes, anything else creates. */
 static int kev_command(const char *cmd)
 {
-	int ret;
+	int ret = *cmd == '-' ? dyn_event_release(cmd, &kev_dyn_ops) :
+				dyn_event_create(cmd, &kev_dyn_ops);
 
-	if (*cmd == '-')
-		ret = dyn_event_release(cmd, &kev_dyn_ops);
-	else
-		ret = dyn_event_create(cmd, &kev_dyn_ops);
 	/* -ECANCELED: the command is no kprobe command at all */
-	return ret != -ECANCELED ? ret : -EINVAL;
+	return ret == -ECANCELED ? -EINVAL : ret;
 }
 
 /* ---- listing and matching ---- */
@@ -1088,12 +1077,19 @@ static int kev_seq_show(struct seq_file *m, void *v)
 	return kev_of_dyn(v) ? kev_show(m, v) : 0;
 }
 
-static const struct seq_operations kev_seq_ops = {
-	.start	= dyn_event_seq_start,
-	.next	= dyn_event_seq_next,
-	.stop	= dyn_event_seq_stop,
-	.show	= kev_seq_show,
-};
+/* kprobe_events and kprobe_profile walk the dyn_event list alike. */
+#define KEV_SEQ_OPS(_show) {						\
+	.start = dyn_event_seq_start, .next = dyn_event_seq_next,	\
+	.stop = dyn_event_seq_stop, .show = _show			\
+}
+
+/* ... and are seq_files of the same kind, writable or not */
+#define KEV_SEQ_FOPS(_open, _write) {					\
+	.owner = THIS_MODULE, .open = _open, .read = seq_read,		\
+	.llseek = seq_lseek, .release = seq_release, .write = _write	\
+}
+
+static const struct seq_operations kev_seq_ops = KEV_SEQ_OPS(kev_seq_show);
 
 static int kev_events_open(struct inode *inode, struct file *file)
 {
@@ -1113,14 +1109,8 @@ static ssize_t kev_events_write(struct file *file, const char __user *buf,
 	return trace_parse_run_command(file, buf, count, ppos, kev_command);
 }
 
-static const struct file_operations kev_events_fops = {
-	.owner		= THIS_MODULE,
-	.open		= kev_events_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= seq_release,
-	.write		= kev_events_write,
-};
+static const struct file_operations kev_events_fops =
+	KEV_SEQ_FOPS(kev_events_open, kev_events_write);
 
 static int kev_profile_show(struct seq_file *m, void *v)
 {
@@ -1133,12 +1123,8 @@ static int kev_profile_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static const struct seq_operations kev_profile_seq_ops = {
-	.start	= dyn_event_seq_start,
-	.next	= dyn_event_seq_next,
-	.stop	= dyn_event_seq_stop,
-	.show	= kev_profile_show,
-};
+static const struct seq_operations kev_profile_seq_ops =
+	KEV_SEQ_OPS(kev_profile_show);
 
 static int kev_profile_open(struct inode *inode, struct file *file)
 {
@@ -1146,13 +1132,8 @@ static int kev_profile_open(struct inode *inode, struct file *file)
 	       seq_open(file, &kev_profile_seq_ops);
 }
 
-static const struct file_operations kev_profile_fops = {
-	.owner		= THIS_MODULE,
-	.open		= kev_profile_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= seq_release,
-};
+static const struct file_operations kev_profile_fops =
+	KEV_SEQ_FOPS(kev_profile_open, NULL);
 
 /* ---- the hit path ---- */
 
@@ -1289,8 +1270,8 @@ static nokprobe_inline int kev_to_perf(struct kprobe_ev *kev,
 				       struct kev_hit *h)
 {
 	struct trace_event_call *call = trace_probe_event_call(&kev->tp);
+	struct hlist_head *list = this_cpu_ptr(call->perf_events);
 	size_t head = kev_head_size(kev);
-	struct hlist_head *list;
 	int size, rctx;
 	void *rec;
 
@@ -1303,8 +1284,7 @@ static nokprobe_inline int kev_to_perf(struct kprobe_ev *kev,
 		if (!keep)
 			return 0;
 	}
-
-	list = this_cpu_ptr(call->perf_events);
+	/* no perf event of this CPU wants the record */
 	if (hlist_empty(list))
 		return 0;
 
@@ -1806,12 +1786,15 @@ static __init void kev_boot_events(void)
 			trace_event_enable_disable(file, 1, 0);
 }
 
+/* dyn_event .create.  Context: process, dyn_event_ops_mutex held. */
+static int kev_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, kev_create_argv);
+}
+
 static struct dyn_event_operations kev_dyn_ops = {
-	.create		= kev_create,
-	.show		= kev_show,
-	.is_busy	= kev_busy,
-	.free		= kev_release,
-	.match		= kev_match,
+	.create = kev_create, .show = kev_show, .is_busy = kev_busy,
+	.free = kev_release, .match = kev_match,
 };
 
 /*
