@@ -343,6 +343,25 @@ static void tfp_record(struct trace_fprobe *tf, struct tfp_hit *hit)
 NOKPROBE_SYMBOL(tfp_record);
 
 /*
+ * A hit of @tf to record: at the entry (@ret_ip 0, no @edata) or at the
+ * exit of the function, with the values the entry saved.
+ */
+static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
+				       unsigned long entry_ip,
+				       unsigned long ret_ip,
+				       struct pt_regs *regs, void *edata)
+{
+	struct tfp_hit hit = {
+		.where	= entry_ip,
+		.ret_ip	= ret_ip,
+		.regs	= regs,
+		.edata	= edata,
+	};
+
+	tfp_record(tf, &hit);
+}
+
+/*
  * fprobe entry handler.  An entry or tracepoint probe records here; an exit
  * probe only saves the entry values its $argN need and lets the exit run.
  */
@@ -351,16 +370,11 @@ static int tfp_on_entry(struct fprobe *fp, unsigned long entry_ip,
 			void *entry_data)
 {
 	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
-	struct tfp_hit hit = {
-		.where	= entry_ip,
-		.regs	= regs,
-	};
 
-	if (tfp_is_exit(tf)) {
+	if (tfp_is_exit(tf))
 		store_trace_entry_data(entry_data, &tf->tp, regs);
-		return 0;
-	}
-	tfp_record(tf, &hit);
+	else
+		tfp_hit_at(tf, entry_ip, 0, regs, NULL);
 	return 0;
 }
 NOKPROBE_SYMBOL(tfp_on_entry);
@@ -370,15 +384,8 @@ static void tfp_on_exit(struct fprobe *fp, unsigned long entry_ip,
 			unsigned long ret_ip, struct pt_regs *regs,
 			void *entry_data)
 {
-	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
-	struct tfp_hit hit = {
-		.where	= entry_ip,
-		.ret_ip	= ret_ip,
-		.regs	= regs,
-		.edata	= entry_data,
-	};
-
-	tfp_record(tf, &hit);
+	tfp_hit_at(container_of(fp, struct trace_fprobe, fp), entry_ip, ret_ip,
+		   regs, entry_data);
 }
 NOKPROBE_SYMBOL(tfp_on_exit);
 
@@ -1390,11 +1397,8 @@ static int tfp_release(struct dyn_event *ev)
 }
 
 static struct dyn_event_operations tfp_dyn_ops = {
-	.create		= tfp_create,
-	.show		= tfp_show,
-	.is_busy	= tfp_is_busy,
-	.match		= tfp_match,
-	.free		= tfp_release,
+	.create = tfp_create, .show = tfp_show, .is_busy = tfp_is_busy,
+	.match = tfp_match, .free = tfp_release,
 };
 
 /*
