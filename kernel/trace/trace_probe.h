@@ -56,29 +56,41 @@
  * @event_call, @ret and a record named @field.
  */
 #undef DEFINE_FIELD
-#define DEFINE_FIELD(type, item, name, is_signed)			\
-	do {								\
-		ret = trace_define_field(event_call, #type, name,	\
-					 offsetof(typeof(field), item),	\
-					 sizeof(field.item), is_signed,	\
-					 FILTER_OTHER);			\
-		if (ret)						\
-			return ret;					\
-	} while (0)
+#define DEFINE_FIELD(type, item, name, is_signed) do {			\
+	size_t __offs = offsetof(typeof(field), item);			\
+									\
+	ret = trace_define_field(event_call, #type, name, __offs,	\
+				 sizeof(field.item), is_signed,		\
+				 FILTER_OTHER);				\
+	if (ret)							\
+		return ret;						\
+} while (0)
 
 /* trace_probe_event.flags: who has the event enabled */
-#define TP_FLAG_TRACE		1
-#define TP_FLAG_PROFILE		2
+enum {
+	TP_FLAG_TRACE	= 1,	/* instance files (ring buffers) */
+	TP_FLAG_PROFILE	= 2,	/* perf */
+};
 
 /*
  * A "data location" describes a variable-length item (a string) stored
  * after the fixed part of a record: the upper 16 bits are its length,
  * the lower 16 bits its offset from the start of the entry.
  */
-#define make_data_loc(len, offs)	\
-	(((u32)(len) << 16) | ((u32)(offs) & 0xffff))
-#define get_loc_len(dl)		((u32)(dl) >> 16)
-#define get_loc_offs(dl)	((u32)(dl) & 0xffff)
+static nokprobe_inline u32 make_data_loc(u32 len, u32 offs)
+{
+	return len << 16 | (offs & 0xffff);
+}
+
+static nokprobe_inline u32 get_loc_len(u32 loc)
+{
+	return loc >> 16;
+}
+
+static nokprobe_inline u32 get_loc_offs(u32 loc)
+{
+	return loc & 0xffff;
+}
 
 static nokprobe_inline void *get_loc_data(u32 *dl, void *ent)
 {
@@ -137,19 +149,19 @@ enum fetch_op {
 
 struct fetch_insn {
 	enum fetch_op op;
-	union {
-		unsigned int param;
-		struct {
-			unsigned int size;
-			int offset;
-		};
+	union {				/* which one: see enum fetch_op */
+		unsigned long immediate;
+		void *data;
 		struct {
 			unsigned char basesize;
 			unsigned char lshift;
 			unsigned char rshift;
 		};
-		unsigned long immediate;
-		void *data;
+		struct {
+			unsigned int size;
+			int offset;
+		};
+		unsigned int param;
 	};
 };
 
@@ -179,10 +191,8 @@ struct fetch_type {
 	const char		*fmttype;	/* "type" in the format file */
 };
 
-#ifdef CONFIG_KPROBE_EVENTS
-bool trace_kprobe_on_func_entry(struct trace_event_call *call);
-bool trace_kprobe_error_injectable(struct trace_event_call *call);
-#else
+/* For BPF's override_return: only kprobe events know the answers. */
+#ifndef CONFIG_KPROBE_EVENTS
 static inline bool trace_kprobe_on_func_entry(struct trace_event_call *call)
 {
 	return false;
@@ -192,6 +202,9 @@ static inline bool trace_kprobe_error_injectable(struct trace_event_call *call)
 {
 	return false;
 }
+#else
+bool trace_kprobe_on_func_entry(struct trace_event_call *call);
+bool trace_kprobe_error_injectable(struct trace_event_call *call);
 #endif /* CONFIG_KPROBE_EVENTS */
 
 /* One parsed fetch argument. */
@@ -236,17 +249,18 @@ struct trace_probe_event {
 };
 
 struct trace_probe {
-	struct list_head		list;
 	struct trace_probe_event	*event;
+	struct list_head		list;	/* in event->probes */
+	struct probe_entry_arg		*entry_arg;	/* return probes only */
 	ssize_t				size;	/* fixed size of the args */
 	unsigned int			nr_args;
-	struct probe_entry_arg		*entry_arg;	/* return probes only */
 	struct probe_arg		args[];
 };
 
+/* An instance file the event is enabled on, in trace_probe_event.files. */
 struct event_file_link {
-	struct trace_event_file		*file;
 	struct list_head		list;
+	struct trace_event_file		*file;
 };
 
 static inline unsigned int trace_probe_load_flag(struct trace_probe *tp)
@@ -259,23 +273,21 @@ static inline unsigned int trace_probe_load_flag(struct trace_probe *tp)
 	return smp_load_acquire(&tp->event->flags);
 }
 
-static inline bool trace_probe_test_flag(struct trace_probe *tp,
-					 unsigned int flag)
+static inline bool trace_probe_test_flag(struct trace_probe *tp, unsigned int flag)
 {
-	return !!(trace_probe_load_flag(tp) & flag);
+	return (trace_probe_load_flag(tp) & flag) != 0;
 }
 
-static inline void trace_probe_set_flag(struct trace_probe *tp,
-					unsigned int flag)
+/* Flags change under event_mutex; hits only read them. */
+static inline void trace_probe_clear_flag(struct trace_probe *tp, unsigned int flag)
+{
+	tp->event->flags &= ~flag;
+}
+
+static inline void trace_probe_set_flag(struct trace_probe *tp, unsigned int flag)
 {
 	/* pairs with smp_load_acquire() in trace_probe_load_flag() */
 	smp_store_release(&tp->event->flags, tp->event->flags | flag);
-}
-
-static inline void trace_probe_clear_flag(struct trace_probe *tp,
-					  unsigned int flag)
-{
-	tp->event->flags &= ~flag;
 }
 
 static inline bool trace_probe_is_enabled(struct trace_probe *tp)
@@ -337,55 +349,62 @@ static inline int trace_probe_unregister_event_call(struct trace_probe *tp)
 	return trace_remove_event_call(trace_probe_event_call(tp));
 }
 
-int trace_probe_init(struct trace_probe *tp, const char *event,
-		     const char *group, bool alloc_filter, int nargs);
-void trace_probe_cleanup(struct trace_probe *tp);
+/*
+ * A probe's life with its event (trace_probe.c): init, then append to an
+ * existing event or register a new one, and unlink + cleanup at the end.
+ */
+int trace_probe_init(struct trace_probe *tp, const char *event, const char *group,
+		     bool alloc_filter, int nargs);
 int trace_probe_append(struct trace_probe *tp, struct trace_probe *to);
-void trace_probe_unlink(struct trace_probe *tp);
 int trace_probe_register_event_call(struct trace_probe *tp);
+void trace_probe_unlink(struct trace_probe *tp);
+void trace_probe_cleanup(struct trace_probe *tp);
+
+/* Whether two probes may share an event, and what a delete command names. */
+int trace_probe_compare_arg_type(struct trace_probe *a, struct trace_probe *b);
+bool trace_probe_match_command_args(struct trace_probe *tp, int argc, const char **argv);
+
+/* The instance files (struct event_file_link) an event is enabled on. */
 int trace_probe_add_file(struct trace_probe *tp, struct trace_event_file *file);
-int trace_probe_remove_file(struct trace_probe *tp,
-			    struct trace_event_file *file);
+int trace_probe_remove_file(struct trace_probe *tp, struct trace_event_file *file);
 struct event_file_link *trace_probe_get_file_link(struct trace_probe *tp,
 						  struct trace_event_file *file);
-int trace_probe_compare_arg_type(struct trace_probe *a, struct trace_probe *b);
-bool trace_probe_match_command_args(struct trace_probe *tp,
-				    int argc, const char **argv);
-int trace_probe_create(const char *raw_command, int (*createfn)(int, const char **));
-int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args,
-			   int nr_args, u8 *data, void *field);
-
-#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
-int traceprobe_get_entry_data_size(struct trace_probe *tp);
-/* Runs in the entry handler of a return probe: save the entry data. */
-void store_trace_entry_data(void *edata, struct trace_probe *tp, struct pt_regs *regs);
-#else /* !CONFIG_HAVE_FUNCTION_ARG_ACCESS_API */
-static inline int traceprobe_get_entry_data_size(struct trace_probe *tp)
-{
-	return 0;
-}
-
-#define store_trace_entry_data(edata, tp, regs) do { } while (0)
-#endif
 
 #define trace_probe_for_each_link(pos, tp)	\
 	list_for_each_entry(pos, &(tp)->event->files, list)
 #define trace_probe_for_each_link_rcu(pos, tp)	\
 	list_for_each_entry_rcu(pos, &(tp)->event->files, list)
 
+/* The values $argN of a return probe needs, saved at the function entry. */
+#ifndef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+#define store_trace_entry_data(edata, tp, regs) do { } while (0)
+
+static inline int traceprobe_get_entry_data_size(struct trace_probe *tp)
+{
+	return 0;
+}
+#else
+/* Runs in the entry handler of a return probe: save the entry data. */
+void store_trace_entry_data(void *edata, struct trace_probe *tp, struct pt_regs *regs);
+int traceprobe_get_entry_data_size(struct trace_probe *tp);
+#endif
+
 /*
  * Where a fetch argument is evaluated (traceprobe_parse_context.flags).
  * RETURN, FENTRY and TEVENT exclude each other, so do KERNEL and USER;
- * FPROBE and TPOINT refine KERNEL.
+ * FPROBE and TPOINT refine KERNEL and are not part of the location.
  */
-#define TPARG_FL_RETURN BIT(0)
-#define TPARG_FL_KERNEL BIT(1)
-#define TPARG_FL_FENTRY BIT(2)
-#define TPARG_FL_TEVENT BIT(3)
-#define TPARG_FL_USER   BIT(4)
-#define TPARG_FL_FPROBE BIT(5)
-#define TPARG_FL_TPOINT BIT(6)
-#define TPARG_FL_LOC_MASK	GENMASK(4, 0)
+enum {
+	TPARG_FL_RETURN	= BIT(0),	/* at a function's return */
+	TPARG_FL_KERNEL	= BIT(1),	/* kernel code (kprobe, fprobe, ...) */
+	TPARG_FL_FENTRY	= BIT(2),	/* at a function's entry */
+	TPARG_FL_TEVENT	= BIT(3),	/* reads a trace event's fields */
+	TPARG_FL_USER	= BIT(4),	/* user code (uprobe) */
+	TPARG_FL_FPROBE	= BIT(5),	/* an fprobe event */
+	TPARG_FL_TPOINT	= BIT(6),	/* a tracepoint probe */
+	TPARG_FL_LOC_MASK = TPARG_FL_RETURN | TPARG_FL_KERNEL |
+			    TPARG_FL_FENTRY | TPARG_FL_TEVENT | TPARG_FL_USER,
+};
 
 static inline bool tparg_is_function_entry(unsigned int flags)
 {
@@ -398,64 +417,72 @@ static inline bool tparg_is_function_return(unsigned int flags)
 }
 
 /*
- * State of parsing the arguments of one probe.  The caller fills @event
- * (eprobe), @funcname (BTF) and @flags; the rest belongs to the parser.
+ * State of parsing the arguments of one probe.  The caller fills @flags,
+ * @event (eprobe) and @funcname (BTF); the rest belongs to the parser.
  * traceprobe_finish_parse() must be called once parsing is over.
  */
 struct traceprobe_parse_context {
-	struct trace_event_call *event;
-	/* BTF related parameters */
-	const char *funcname;		/* Function name in BTF */
-	const struct btf_type  *proto;	/* Prototype of the function */
-	const struct btf_param *params;	/* Parameter of the function */
-	s32 nr_params;			/* The number of the parameters */
-	struct btf *btf;		/* The BTF to be used */
-	const struct btf_type *last_type;	/* type of the last value */
-	u32 last_bitoffs;		/* its bit offset, bitfields */
-	u32 last_bitsize;		/* its bit size, bitfields */
-	struct trace_probe *tp;
+	/* from the caller */
 	unsigned int flags;
+	struct trace_event_call *event;	/* the event an eprobe reads */
+	const char *funcname;		/* the function, for its BTF */
+
+	/* the parser's */
+	struct trace_probe *tp;		/* whose argument is parsed */
 	int offset;			/* error_log position of the body */
+
+	/* BTF: the function's prototype, then what the last value was */
+	struct btf *btf;
+	const struct btf_type *proto;
+	const struct btf_param *params;
+	s32 nr_params;
+	const struct btf_type *last_type;
+	u32 last_bitoffs;		/* bit offset and size, bitfields */
+	u32 last_bitsize;
 };
 
-extern int traceprobe_parse_probe_arg(struct trace_probe *tp, int i,
-				      const char *argv,
-				      struct traceprobe_parse_context *ctx);
-const char **traceprobe_expand_meta_args(int argc, const char *argv[],
-					 int *new_argc, char *buf, int bufsize,
+/*
+ * Parsing (trace_probe.c).  Context: dyn_event_ops_mutex held, errors go
+ * to error_log.  A command is first split into words, its event name and
+ * its probe place; the argument list may be rewritten ($arg*, %pd), then
+ * each argument parsed and, for @SYM, resolved once symbols are known.
+ */
+int trace_probe_create(const char *raw_command, int (*createfn)(int, const char **));
+int traceprobe_parse_event_name(const char **pevent, const char **pgroup, char *buf, int offset);
+int traceprobe_split_symbol_offset(char *symbol, long *offset);
+const char **traceprobe_expand_meta_args(int argc, const char *argv[], int *new_argc,
+					 char *buf, int bufsize,
 					 struct traceprobe_parse_context *ctx);
-extern int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf);
-
-extern int traceprobe_update_arg(struct probe_arg *arg);
-extern void traceprobe_free_probe_arg(struct probe_arg *arg);
-
+int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf);
+int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *argv,
+			       struct traceprobe_parse_context *ctx);
 void traceprobe_finish_parse(struct traceprobe_parse_context *ctx);
+int traceprobe_update_arg(struct probe_arg *arg);
+void traceprobe_free_probe_arg(struct probe_arg *arg);
 
-extern int traceprobe_split_symbol_offset(char *symbol, long *offset);
-int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
-				char *buf, int offset);
-
+/* The event's format: fields, print fmt, and printing the arguments. */
 enum probe_print_type {
-	PROBE_PRINT_NORMAL,
-	PROBE_PRINT_RETURN,
-	PROBE_PRINT_EVENT,
+	PROBE_PRINT_NORMAL,	/* "(ip)" */
+	PROBE_PRINT_RETURN,	/* "(ret_ip <- func)" */
+	PROBE_PRINT_EVENT,	/* nothing before the arguments */
 };
 
-extern int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype);
+int traceprobe_define_arg_fields(struct trace_event_call *event_call, size_t offset,
+				 struct trace_probe *tp);
+int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype);
+int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args, int nr_args,
+			   u8 *data, void *field);
 
+/* Local (perf-only) probe events, created by perf_event_open(). */
 #ifdef CONFIG_PERF_EVENTS
-extern struct trace_event_call *
-create_local_trace_kprobe(char *func, void *addr, unsigned long offs,
-			  bool is_return);
-extern void destroy_local_trace_kprobe(struct trace_event_call *event_call);
-
-extern struct trace_event_call *
-create_local_trace_uprobe(char *name, unsigned long offs,
-			  unsigned long ref_ctr_offset, bool is_return);
-extern void destroy_local_trace_uprobe(struct trace_event_call *event_call);
+struct trace_event_call *create_local_trace_kprobe(char *func, void *addr,
+						   unsigned long offs, bool is_return);
+void destroy_local_trace_kprobe(struct trace_event_call *event_call);
+struct trace_event_call *create_local_trace_uprobe(char *name, unsigned long offs,
+						   unsigned long ref_ctr_offset,
+						   bool is_return);
+void destroy_local_trace_uprobe(struct trace_event_call *event_call);
 #endif
-extern int traceprobe_define_arg_fields(struct trace_event_call *event_call,
-					size_t offset, struct trace_probe *tp);
 
 /*
  * Errors reported to tracefs error_log.  The messages live in
@@ -558,13 +585,13 @@ enum trace_probe_error {
  * the command") and reports with trace_probe_log_err(offset-in-word, ERR).
  * All of it under dyn_event_ops_mutex.
  */
-void trace_probe_log_init(const char *subsystem, int argc, const char **argv);
-void trace_probe_log_set_index(int index);
-void trace_probe_log_clear(void);
 void __trace_probe_log_err(int offset, int err);
-
 #define trace_probe_log_err(offs, err)	\
 	__trace_probe_log_err(offs, TP_ERR_##err)
+
+void trace_probe_log_init(const char *subsystem, int argc, const char **argv);
+void trace_probe_log_clear(void);
+void trace_probe_log_set_index(int index);
 
 /*
  * Report @err at @offs and give back @ret, for a parser's
