@@ -1073,14 +1073,10 @@ static int tfp_parse_maxactive(const char *head, const char *colon,
 		digits[len] = '\0';
 		bad = kstrtouint(digits, 0, &val) || !val;
 	}
-	if (bad) {
-		trace_probe_log_err(1, BAD_MAXACT);
-		return -EINVAL;
-	}
-	if (val > TFP_MAXACTIVE_LIMIT) {
-		trace_probe_log_err(1, MAXACT_TOO_BIG);
-		return -EINVAL;
-	}
+	if (bad)
+		return tp_inval(1, BAD_MAXACT);
+	if (val > TFP_MAXACTIVE_LIMIT)
+		return tp_inval(1, MAXACT_TOO_BIG);
 	cmd->maxactive = val;
 	return 0;
 }
@@ -1098,10 +1094,8 @@ static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
 
 	trace_probe_log_set_index(1);
 	if (pct) {
-		if (cmd->kind == TFP_TPOINT || strcmp(pct, "%return")) {
-			trace_probe_log_err(pct - word, BAD_ADDR_SUFFIX);
-			return -EINVAL;
-		}
+		if (cmd->kind == TFP_TPOINT || strcmp(pct, "%return"))
+			return tp_inval(pct - word, BAD_ADDR_SUFFIX);
 		cmd->kind = TFP_FEXIT;
 		cmd->symbol = kmemdup_nul(word, pct - word, GFP_KERNEL);
 		return cmd->symbol ? 0 : -ENOMEM;
@@ -1109,10 +1103,8 @@ static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
 
 	if (cmd->kind == TFP_TPOINT) {
 		for (p = word; *p; p++) {
-			if (!isalnum(*p) && *p != '_') {
-				trace_probe_log_err(p - word, BAD_TP_NAME);
-				return -EINVAL;
-			}
+			if (!isalnum(*p) && *p != '_')
+				return tp_inval(p - word, BAD_TP_NAME);
 		}
 	}
 

@@ -634,10 +634,8 @@ static int kev_install(struct kprobe_ev *kev)
 	old = kev_find(trace_probe_name(tp), trace_probe_group_name(tp));
 	if (old) {
 		trace_probe_log_set_index(0);
-		if (old->is_return != kev->is_return) {
-			trace_probe_log_err(0, DIFF_PROBE_TYPE);
-			return -EEXIST;
-		}
+		if (old->is_return != kev->is_return)
+			return tp_fail(0, DIFF_PROBE_TYPE, -EEXIST);
 		ret = trace_probe_compare_arg_type(tp, &old->tp);
 		if (ret) {
 			/* ret is the 1-based argument; arguments are words 2.. */
@@ -645,10 +643,8 @@ static int kev_install(struct kprobe_ev *kev)
 			trace_probe_log_err(0, DIFF_ARG_TYPE);
 			return -EEXIST;
 		}
-		if (kev_duplicate(old, kev)) {
-			trace_probe_log_err(0, SAME_PROBE);
-			return -EEXIST;
-		}
+		if (kev_duplicate(old, kev))
+			return tp_fail(0, SAME_PROBE, -EEXIST);
 		ret = trace_probe_append(tp, &old->tp);
 		if (ret)
 			return ret;
@@ -788,10 +784,8 @@ static int kev_parse_head(const char *head, struct kev_req *req)
 	if (!isdigit(*digits))
 		return 0;
 
-	if (!req->is_return) {
-		trace_probe_log_err(1, BAD_MAXACT_TYPE);
-		return -EINVAL;
-	}
+	if (!req->is_return)
+		return tp_inval(1, BAD_MAXACT_TYPE);
 	len = colon ? colon - digits : strlen(digits);
 	if (len >= sizeof(num))
 		goto bad;
@@ -800,10 +794,8 @@ static int kev_parse_head(const char *head, struct kev_req *req)
 	if (kstrtouint(num, 0, &req->maxactive) || !req->maxactive)
 		goto bad;
 	/* the instances are preallocated; keep that reasonable */
-	if (req->maxactive > KEV_MAXACTIVE_LIMIT) {
-		trace_probe_log_err(1, MAXACT_TOO_BIG);
-		return -EINVAL;
-	}
+	if (req->maxactive > KEV_MAXACTIVE_LIMIT)
+		return tp_inval(1, MAXACT_TOO_BIG);
 	return 0;
 bad:
 	trace_probe_log_err(1, BAD_MAXACT);
@@ -839,20 +831,16 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 
 	suffix = strchr(req->sym, '%');
 	if (suffix) {
-		if (strcmp(suffix, "%return")) {
-			trace_probe_log_err(suffix - req->sym, BAD_ADDR_SUFFIX);
-			return -EINVAL;
-		}
+		if (strcmp(suffix, "%return"))
+			return tp_inval(suffix - req->sym, BAD_ADDR_SUFFIX);
 		*suffix = '\0';
 		req->is_return = true;
 	}
 
 	/* TODO: .init functions of modules */
 	if (traceprobe_split_symbol_offset(req->sym, &req->offs) ||
-	    req->offs < 0 || req->offs > UINT_MAX) {
-		trace_probe_log_err(0, BAD_PROBE_ADDR);
-		return -EINVAL;
-	}
+	    req->offs < 0 || req->offs > UINT_MAX)
+		return tp_inval(0, BAD_PROBE_ADDR);
 
 	ret = kev_check_symbol(req->sym);
 	if (ret) {
@@ -866,10 +854,8 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 	/* -ENOENT (a module not loaded yet) is left to registration */
 	ret = kprobe_on_func_entry(NULL, req->sym, req->offs);
 	if (req->is_return) {
-		if (ret == -EINVAL) {
-			trace_probe_log_err(0, BAD_RETPROBE);
-			return -EINVAL;
-		}
+		if (ret == -EINVAL)
+			return tp_inval(0, BAD_RETPROBE);
 		req->argflags |= TPARG_FL_RETURN;
 	} else if (!ret) {
 		req->argflags |= TPARG_FL_FENTRY;
