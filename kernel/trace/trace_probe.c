@@ -312,22 +312,7 @@ static const struct fetch_type *find_fetch_type(const char *name,
 static bool print_value(struct trace_seq *s, const struct fetch_type *t,
 			void *data, void *ent)
 {
-	u64 v = 0;
-
-	switch (t->size) {
-	case 1:
-		v = *(u8 *)data;
-		break;
-	case 2:
-		v = *(u16 *)data;
-		break;
-	case 4:
-		v = *(u32 *)data;
-		break;
-	case 8:
-		v = *(u64 *)data;
-		break;
-	}
+	u64 v = probe_load_uint(data, t->size);
 
 	switch (t->kind) {
 	case PROBE_PRINT_UNSIGNED:
@@ -457,14 +442,13 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
 	}
 
 	len = strlen(name);
-	if (!len) {
-		if (sep) {
-			*pevent = NULL;
-			return 0;
-		}
-		trace_probe_log_err(offset, NO_EVENT_NAME);
-		return -EINVAL;
+	if (!len && sep) {
+		/* "GROUP/" alone: the caller names the event */
+		*pevent = NULL;
+		return 0;
 	}
+	if (!len)
+		return tp_inval(offset, NO_EVENT_NAME);
 	if (len >= MAX_EVENT_NAME_LEN)
 		return tp_inval(offset, EVENT_TOO_LONG);
 	if (!is_good_name(name))
@@ -899,8 +883,7 @@ static int parse_btf_arg(char *name, struct fetch_prog *prog,
 		tid = ctx->params[i].type;
 		goto found;
 	}
-	trace_probe_log_err(ctx->offset, NO_BTFARG);
-	return -ENOENT;
+	return tp_fail(ctx->offset, NO_BTFARG, -ENOENT);
 
 found:
 	t = btf_type_skip_modifiers(ctx->btf, tid, &tid);
@@ -970,15 +953,13 @@ static void clear_btf_context(struct traceprobe_parse_context *ctx)
 static int parse_btf_arg(char *name, struct fetch_prog *prog,
 			 struct traceprobe_parse_context *ctx)
 {
-	trace_probe_log_err(ctx->offset, NOSUP_BTFARG);
-	return -EOPNOTSUPP;
+	return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
 }
 
 static int add_btf_bitfield(struct fetch_prog *prog,
 			    struct traceprobe_parse_context *ctx)
 {
-	trace_probe_log_err(ctx->offset, NOSUP_BTFARG);
-	return -EOPNOTSUPP;
+	return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
 }
 
 static const struct fetch_type *btf_fetch_type(struct traceprobe_parse_context *ctx)
@@ -1090,8 +1071,7 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		err = TP_ERR_NOFENTRY_ARGS;
 	}
 bad:
-	__trace_probe_log_err(ctx->offset, err);
-	return -EINVAL;
+	return __tp_fail(ctx->offset, err, -EINVAL);
 }
 
 /* "@ADDR", "@+FOFFS" or "@SYM[+|-offs]": a memory location. */
@@ -1467,8 +1447,7 @@ static int parse_array_count(char *lb, const char *arg, struct probe_arg *parg,
 		else
 			return 0;
 	}
-	__trace_probe_log_err(ctx->offset + (lb - arg), err);
-	return -EINVAL;
+	return __tp_fail(ctx->offset + (lb - arg), err, -EINVAL);
 }
 
 /*
@@ -1764,8 +1743,7 @@ static const char *put_param_name(int idx, const char *suffix, char *buf,
 		name = btf_name_by_offset(ctx->btf, ctx->params[idx].name_off);
 	if (!name) {
 		err = idx < ctx->nr_params ? TP_ERR_NO_BTF_ENTRY : TP_ERR_NO_BTFARG;
-		__trace_probe_log_err(0, err);
-		return ERR_PTR(-ENOENT);
+		return ERR_PTR(__tp_fail(0, err, -ENOENT));
 	}
 	len = snprintf(at, size - *used, "%s%s", name, suffix);
 	if (len >= size - *used)
@@ -1808,8 +1786,7 @@ const char **traceprobe_expand_meta_args(int argc, const char *argv[],
 		if (star < 0)
 			return NULL;
 		/* $arg* needs BTF */
-		trace_probe_log_err(0, NOSUP_BTFARG);
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(tp_fail(0, NOSUP_BTFARG, -EOPNOTSUPP));
 	}
 
 	if (star >= 0)

@@ -97,6 +97,41 @@ static nokprobe_inline void *get_loc_data(u32 *dl, void *ent)
 	return (u8 *)ent + get_loc_offs(*dl);
 }
 
+/* The unsigned value of the @size (1, 2, 4 or 8) bytes at @p, else 0. */
+static nokprobe_inline u64 probe_load_uint(const void *p, unsigned int size)
+{
+	switch (size) {
+	case sizeof(u8):
+		return *(const u8 *)p;
+	case sizeof(u16):
+		return *(const u16 *)p;
+	case sizeof(u32):
+		return *(const u32 *)p;
+	case sizeof(u64):
+		return *(const u64 *)p;
+	}
+	return 0;
+}
+
+/* Write the low @size (1, 2, 4 or 8) bytes of @v at @p. */
+static nokprobe_inline void probe_store_uint(void *p, unsigned int size, u64 v)
+{
+	switch (size) {
+	case sizeof(u8):
+		*(u8 *)p = v;
+		break;
+	case sizeof(u16):
+		*(u16 *)p = v;
+		break;
+	case sizeof(u32):
+		*(u32 *)p = v;
+		break;
+	case sizeof(u64):
+		*(u64 *)p = v;
+		break;
+	}
+}
+
 /* The location that follows @loc once @consumed bytes of it are used. */
 static nokprobe_inline u32 update_data_loc(u32 loc, int consumed)
 {
@@ -377,7 +412,10 @@ struct event_file_link *trace_probe_get_file_link(struct trace_probe *tp,
 
 /* The values $argN of a return probe needs, saved at the function entry. */
 #ifndef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
-#define store_trace_entry_data(edata, tp, regs) do { } while (0)
+static inline void store_trace_entry_data(void *edata, struct trace_probe *tp,
+					  struct pt_regs *regs)
+{
+}
 
 static inline int traceprobe_get_entry_data_size(struct trace_probe *tp)
 {

@@ -102,42 +102,26 @@ fetch_follow(const struct fetch_insn *insn, unsigned long *val)
 static nokprobe_inline void
 fetch_put_value(void *dest, unsigned int size, unsigned long val)
 {
-	if (size == sizeof(u8))
-		*(u8 *)dest = val;
-	else if (size == sizeof(u16))
-		*(u16 *)dest = val;
-	else if (size == sizeof(u32))
-		*(u32 *)dest = val;
-	else if (size == sizeof(u64))
-		*(u64 *)dest = val;
+	if (is_power_of_2(size) && size <= sizeof(u64))
+		probe_store_uint(dest, size, val);
 	else
 		*(unsigned long *)dest = val;
 }
 
-/* Cut a bitfield out of its container: shift out the high, then the low bits. */
+/*
+ * Cut a bitfield out of its container: shift out the high, then the low
+ * bits.  The container (1, 2, 4 or 8 bytes, as the parser made it) is
+ * worked on at the top of a u64, so one pair of shifts serves every size;
+ * the parser keeps both shifts below the container's width.
+ */
 static nokprobe_inline void
 fetch_cut_bitfield(const struct fetch_insn *bf, void *dest)
 {
-	u64 v;
+	unsigned int pad = 64 - BITS_PER_BYTE * bf->basesize;
+	u64 v = probe_load_uint(dest, bf->basesize);
 
-	switch (bf->basesize) {
-	case 1:
-		v = *(u8 *)dest;
-		*(u8 *)dest = (u8)(v << bf->lshift) >> bf->rshift;
-		break;
-	case 2:
-		v = *(u16 *)dest;
-		*(u16 *)dest = (u16)(v << bf->lshift) >> bf->rshift;
-		break;
-	case 4:
-		v = *(u32 *)dest;
-		*(u32 *)dest = (u32)(v << bf->lshift) >> bf->rshift;
-		break;
-	case 8:
-		v = *(u64 *)dest;
-		*(u64 *)dest = (v << bf->lshift) >> bf->rshift;
-		break;
-	}
+	probe_store_uint(dest, bf->basesize,
+			 (v << (bf->lshift + pad)) >> (bf->rshift + pad));
 }
 
 /*
