@@ -23,21 +23,21 @@
 
 #define SYMLIST_MAX	KSYM_NAME_LEN
 
+/* What to probe: a list ("a,b,c") or one glob, and a glob to leave out. */
 static char symbol[SYMLIST_MAX] = "kernel_clone";
-module_param_string(symbol, symbol, sizeof(symbol), 0644);
-MODULE_PARM_DESC(symbol, "Probed symbol(s), given by comma separated symbols or a wildcard pattern.");
-
-static char nosymbol[SYMLIST_MAX] = "";
-module_param_string(nosymbol, nosymbol, sizeof(nosymbol), 0644);
-MODULE_PARM_DESC(nosymbol, "Not-probed symbols, given by a wildcard pattern.");
-
+static char nosymbol[SYMLIST_MAX];
+/* How to report a hit: a stack dump with it, the trace buffer or the log. */
 static bool stackdump;
-module_param(stackdump, bool, 0644);
-MODULE_PARM_DESC(stackdump, "Enable stackdump.");
-
 static bool use_trace;
+
+module_param_string(symbol, symbol, sizeof(symbol), 0644);
+module_param_string(nosymbol, nosymbol, sizeof(nosymbol), 0644);
+module_param(stackdump, bool, 0644);
 module_param(use_trace, bool, 0644);
-MODULE_PARM_DESC(use_trace, "Use trace_printk instead of printk. This is only for debugging.");
+MODULE_PARM_DESC(symbol, "functions to probe: name[,name...] or a glob (default kernel_clone)");
+MODULE_PARM_DESC(nosymbol, "glob of functions that symbol's glob must skip");
+MODULE_PARM_DESC(stackdump, "dump the stack at every hit (default off)");
+MODULE_PARM_DESC(use_trace, "report hits with trace_printk(), for debugging (default: kernel log)");
 
 static struct fprobe sample_probe;
 static atomic_long_t sample_hits = ATOMIC_LONG_INIT(0);
