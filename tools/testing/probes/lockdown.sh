@@ -12,7 +12,8 @@ set -uo pipefail
 arch=$1 out=$2 res=$3 logs=$4
 here=$(dirname "$0")
 tap=$res/lockdown.tap
-splat='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|KFENCE:|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|RCU stall|watchdog: BUG)'
+. "$here/splat.sh"
+splat=$SPLAT_RE
 
 : > "$tap.tmp"
 for mode in integrity confidentiality; do

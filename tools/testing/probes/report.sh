@@ -8,8 +8,9 @@
 #
 # Anything missing is a failure: a KUnit suite that did not report, fewer
 # ftracetest results than cases, a guest that never reached the end of
-# its script.  So is any oops, BUG, WARNING, lockdep, KASAN or UBSAN report
-# on the console.  Exit status 1 if anything failed.
+# its script.  So is any oops, BUG, WARNING, lockdep, KASAN, KFENCE, UBSAN,
+# RCU or sleep-in-atomic report on the console (splat.sh).  Exit status 1
+# if anything failed.
 set -uo pipefail
 
 arch=$1 res=$2 log=$3 tap=$4 mode=$5
@@ -109,7 +110,8 @@ if [ "$mode" = check ]; then
 fi
 
 # Nothing on the console that a kernel developer would call a splat.
-splat='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|KFENCE:|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|INFO: task .* blocked|stack-protector:|Unable to handle kernel|invalid opcode:|kernel BUG at|RCU stall|watchdog: BUG)'
+. "$(dirname "$0")/splat.sh"
+splat=$SPLAT_RE
 if grep -qE "$splat" "$log"; then
 	emit fail "console:no-kernel-splat" "$(grep -m1 -E "$splat" "$log" | tr -d '\r' | cut -c1-120)"
 	grep -m3 -B2 -A25 -E "$splat" "$log" | sed 's/^/#   /' >> "$body"
