@@ -64,7 +64,7 @@ log "reliability: start, kprobes/list has $(wc -l < $KPLIST) lines, slot pages $
 # FLIPPER (a function) churns in the background; the verdict line is
 # the module's own.
 torture() {
-	local name=$1 secs=$2 strict=$3 flipper=$4 fpid verdict i
+	local name=$1 secs=$2 strict=$3 flipper=$4 fpid verdict i t0
 	if ! modprobe kprobes_torture duration="$secs" strict="$strict" seed="$torture_seed" \
 		module_probes="$torture_module_probes"; then
 		tap_result fail "reliability:$name" "modprobe kprobes_torture failed"
@@ -72,6 +72,7 @@ torture() {
 	fi
 	$flipper &
 	fpid=$!
+	t0=$(date +%s)
 	# Give it the run time plus generous slack for TCG.
 	for i in $(seq 1 $((secs * 4 + 600))); do
 		[ "$(cat /sys/module/kprobes_torture/parameters/done)" = Y ] && break
@@ -81,6 +82,7 @@ torture() {
 	wait $fpid 2>/dev/null
 	verdict=$(dmesg | grep -E 'kprobes_torture: (PASS|FAIL)' | tail -1 | sed 's/^\[[^]]*\] //')
 	log "$name: $verdict"
+	log "$name: ${secs}s asked, $(($(date +%s) - t0))s from load to done"
 	log "$name: $(cat /tmp/flipper.count 2>/dev/null)"
 	rmmod kprobes_torture || log "$name: rmmod kprobes_torture failed"
 	rmmod kprobes_torture_target 2>/dev/null
@@ -159,9 +161,11 @@ log "torture-clean: kprobes/list $(wc -l < $KPLIST) lines, slot pages $insn_befo
 trace_reset
 xopt=
 [ "$fuzz_exclude" = none ] || xopt="-x $fuzz_exclude"
+t0=$(date +%s)
 $BIN/kprobe_fuzz -s "$fuzz_seed" -n "$fuzz_lines" -c "$fuzz_cycle" $xopt > /tmp/fuzz.out 2>&1
 rc=$?
 cat /tmp/fuzz.out >> $LOG
+log "fuzz: $fuzz_lines lines in $(($(date +%s) - t0))s"
 verdict=$(grep -E '^kprobe_fuzz: (PASS|FAIL)' /tmp/fuzz.out | tail -1)
 echo "$verdict"
 case "$rc:$verdict" in
