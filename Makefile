@@ -14,19 +14,37 @@
 # Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
 # (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
 # ACCEL=tcg|kvm (default: KVM when it really works), JOBS=N,
-# CMDLINE="..." (extra guest kernel arguments, e.g. kunit.filter_glob=...).
+# CMDLINE="..." (extra guest kernel arguments, e.g. kunit.filter_glob=...),
+# DEBUG=1 (debug kernel: lockdep, KASAN, KFENCE, UBSAN, preemptible; built
+# in build/ARCH-debug, results as ARCH-debug; a long torture and fuzz run).
 
 ARCH		?= x86_64
 BUILD		:= build
-OUT		:= $(BUILD)/$(ARCH)
 HARNESS		:= tools/testing/probes
 FRAGMENTS	:= $(HARNESS)/config/probes.config $(HARNESS)/config/$(ARCH).config
 RESULTS		:= $(BUILD)/results
 LOGS		:= $(BUILD)/logs
-CHECK_TIMEOUT	?= 2400
 RUN_TIMEOUT	?= 600
 FTRACE		?= test.d/kprobe,test.d/dynevent
 CMDLINE		?=
+DEBUG		?=
+
+# DEBUG=1: config/debug.config on top, its own output directory and
+# result names (VARIANT), a longer time-out, and reliability knobs for a
+# long run (the user's CMDLINE comes after them, so it wins).
+ifeq ($(DEBUG),1)
+VARIANT		:= $(ARCH)-debug
+FRAGMENTS	+= $(HARNESS)/config/debug.config
+CHECK_TIMEOUT	?= 9000
+DEBUG_CMDLINE	:= probes.torture_secs=600 probes.torture_lax_secs=60 \
+		   probes.fuzz_lines=100000 probes.fuzz_cycle=1000
+else
+VARIANT		:= $(ARCH)
+CHECK_TIMEOUT	?= 2400
+DEBUG_CMDLINE	:=
+endif
+OUT		:= $(BUILD)/$(VARIANT)
+export REPORT_DEBUG := $(DEBUG)
 
 export ARCH_HOST := $(shell uname -m)
 
@@ -35,7 +53,7 @@ export ARCH_HOST := $(shell uname -m)
 all: check
 
 help:
-	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(HARNESS)/setup.sh $(ARCH)
@@ -53,25 +71,25 @@ initramfs: kernel
 	@$(HARNESS)/mkinitramfs.sh $(ARCH) $(OUT) $(BUILD)/src . $(OUT)/initramfs.cpio.gz
 
 run: initramfs
-	@rm -rf $(RESULTS)/$(ARCH)-run && mkdir -p $(RESULTS)/$(ARCH)-run
+	@rm -rf $(RESULTS)/$(VARIANT)-run && mkdir -p $(RESULTS)/$(VARIANT)-run
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz run \
-		$(LOGS)/$(ARCH)-run.log $(RESULTS)/$(ARCH)-run $(RUN_TIMEOUT) || true
-	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(ARCH)-run $(LOGS)/$(ARCH)-run.log \
-		$(RESULTS)/$(ARCH)-run.tap run
+		$(LOGS)/$(VARIANT)-run.log $(RESULTS)/$(VARIANT)-run $(RUN_TIMEOUT) || true
+	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(VARIANT)-run $(LOGS)/$(VARIANT)-run.log \
+		$(RESULTS)/$(VARIANT)-run.tap run
 
 check: initramfs
-	@rm -rf $(RESULTS)/$(ARCH) && mkdir -p $(RESULTS)/$(ARCH)
-	@$(HARNESS)/ftrace-cases.sh $(BUILD)/src "$(FTRACE)" $(RESULTS)/$(ARCH)/ftrace-skips.txt \
-		> $(RESULTS)/$(ARCH)/ftrace-cases.txt
+	@rm -rf $(RESULTS)/$(VARIANT) && mkdir -p $(RESULTS)/$(VARIANT)
+	@$(HARNESS)/ftrace-cases.sh $(BUILD)/src "$(FTRACE)" $(RESULTS)/$(VARIANT)/ftrace-skips.txt \
+		> $(RESULTS)/$(VARIANT)/ftrace-cases.txt
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz check \
-		$(LOGS)/$(ARCH)-check.log $(RESULTS)/$(ARCH) $(CHECK_TIMEOUT) $(CMDLINE) || true
-	@$(HARNESS)/lockdown.sh $(ARCH) $(OUT) $(RESULTS)/$(ARCH) $(LOGS)
-	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(ARCH) $(LOGS)/$(ARCH)-check.log \
-		$(RESULTS)/$(ARCH).tap check
+		$(LOGS)/$(VARIANT)-check.log $(RESULTS)/$(VARIANT) $(CHECK_TIMEOUT) $(DEBUG_CMDLINE) $(CMDLINE) || true
+	@$(HARNESS)/lockdown.sh $(ARCH) $(OUT) $(RESULTS)/$(VARIANT) $(LOGS) $(VARIANT)
+	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(VARIANT) $(LOGS)/$(VARIANT)-check.log \
+		$(RESULTS)/$(VARIANT).tap check
 
 shell: initramfs
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz shell \
-		$(LOGS)/$(ARCH)-shell.log $(RESULTS)/$(ARCH)-shell 86400
+		$(LOGS)/$(VARIANT)-shell.log $(RESULTS)/$(VARIANT)-shell 86400
 
 # make bench: probe costs, ours against the base tree built with the same
 # config, in QEMU, A/B boots (see tools/testing/probes/BENCH.md).

@@ -9,7 +9,8 @@
 # It is regenerated only when a fragment changes (kbuild's own syncconfig
 # follows Kconfig changes of the overlay).  Every =y/=m line of the
 # fragments must be in the final .config, otherwise the build stops and
-# names the options that did not stick.
+# names the options that did not stick (of an option that several
+# fragments set, the last value counts).
 set -euo pipefail
 
 arch=$1 src=$(realpath "$2") out=$(realpath -m "$3")
@@ -56,9 +57,20 @@ if [ ! -f "$out/.config" ] || [ "$(cat "$out/.probes-config-stamp" 2>/dev/null)"
 	kmake tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}" >/dev/null
 	kmake olddefconfig >/dev/null
+	# A later fragment may override an option of an earlier one (e.g.
+	# debug.config's "# CONFIG_PREEMPT_NONE is not set"): only the last
+	# value of each option is what must stick.
+	declare -A last=()
+	while IFS= read -r line; do
+		case $line in
+		"# CONFIG_"*" is not set") opt=${line#\# }; last[${opt%% *}]= ;;
+		*) last[${line%%=*}]=$line ;;
+		esac
+	done < <(cat "${frags[@]}" | grep -E '^(CONFIG_[A-Z0-9_]+=.*|# CONFIG_[A-Z0-9_]+ is not set)$')
 	missing=0
 	while IFS= read -r line; do
 		opt=${line%%=*}
+		[ "${last[$opt]}" = "$line" ] || continue
 		if ! grep -qxF "$line" "$out/.config"; then
 			echo "  CONFIG   $line did not stick (have: $(grep -E "^(# )?$opt[= ]" "$out/.config" || echo unset))" >&2
 			missing=1

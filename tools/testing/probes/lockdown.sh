@@ -6,10 +6,13 @@
 # collect one TAP file for report.sh: the guest's results plus, per boot,
 # whether it completed and whether its console stayed free of splats.
 #
-#   lockdown.sh ARCH OUT_DIR RESULTS_DIR LOG_DIR
+#   lockdown.sh ARCH OUT_DIR RESULTS_DIR LOG_DIR [NAME]
+#
+# Logs are LOG_DIR/NAME-lockdown-MODE.log (NAME: ARCH, or ARCH-debug).
+# LOCKDOWN_TIMEOUT (seconds, default 600) bounds each boot.
 set -uo pipefail
 
-arch=$1 out=$2 res=$3 logs=$4
+arch=$1 out=$2 res=$3 logs=$4 name=${5:-$1}
 here=$(dirname "$0")
 tap=$res/lockdown.tap
 . "$here/splat.sh"
@@ -17,10 +20,10 @@ splat=$SPLAT_RE
 
 : > "$tap.tmp"
 for mode in integrity confidentiality; do
-	dir=$res/lockdown-$mode log=$logs/$arch-lockdown-$mode.log
+	dir=$res/lockdown-$mode log=$logs/$name-lockdown-$mode.log
 	rm -rf "$dir" && mkdir -p "$dir"
 	"$here/qemu.sh" "$arch" "$out/kernel-image" "$out/initramfs.cpio.gz" lockdown \
-		"$log" "$dir" 600 "lockdown=$mode" kunit.enable=0 || true
+		"$log" "$dir" "${LOCKDOWN_TIMEOUT:-600}" "lockdown=$mode" kunit.enable=0 || true
 	if [ -s "$dir/lockdown.tap" ]; then
 		grep -E '^(not )?ok ' "$dir/lockdown.tap" | sed -E 's/^(not ok|ok) [0-9]+ /\1 /' |
 			while read -r line; do

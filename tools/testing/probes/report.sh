@@ -9,8 +9,9 @@
 # Anything missing is a failure: a KUnit suite that did not report, fewer
 # ftracetest results than cases, a guest that never reached the end of
 # its script.  So is any oops, BUG, WARNING, lockdep, KASAN, KFENCE, UBSAN,
-# RCU or sleep-in-atomic report on the console (splat.sh).  Exit status 1
-# if anything failed.
+# RCU or sleep-in-atomic report on the console (splat.sh).  With
+# REPORT_DEBUG=1 (make check DEBUG=1) the debug facilities must have been
+# on.  Exit status 1 if anything failed.
 set -uo pipefail
 
 arch=$1 res=$2 log=$3 tap=$4 mode=$5
@@ -117,6 +118,28 @@ if grep -qE "$splat" "$log"; then
 	grep -m3 -B2 -A25 -E "$splat" "$log" | sed 's/^/#   /' >> "$body"
 else
 	emit ok "console:no-kernel-splat"
+fi
+
+# DEBUG=1: the debug facilities were really on, and lockdep still was at
+# the end (it turns itself off after its first report or when a table
+# overflows, and the rest of the run would go unchecked).
+if [ "$mode" = check ] && [ "${REPORT_DEBUG:-}" = 1 ]; then
+	if grep -q 'KernelAddressSanitizer initialized' "$log"; then
+		emit ok "guest:debug-kasan-on"
+	else
+		emit fail "guest:debug-kasan-on" "no KASAN banner on the console"
+	fi
+	if grep -q 'kfence: initialized' "$log"; then
+		emit ok "guest:debug-kfence-on"
+	else
+		emit fail "guest:debug-kfence-on" "no KFENCE banner on the console"
+	fi
+	dl=$(sed -n 's/^ *debug_locks: *//p' "$res/lockdep_stats.txt" 2>/dev/null)
+	if [ "$dl" = 1 ]; then
+		emit ok "guest:debug-lockdep-on-at-end"
+	else
+		emit fail "guest:debug-lockdep-on-at-end" "debug_locks=${dl:-?} in /proc/lockdep_stats at the end"
+	fi
 fi
 
 mkdir -p "$(dirname "$tap")"

@@ -38,4 +38,6 @@ if [ -d /opt/probes/selftests ] && [ -x /opt/probes/selftests/run.sh ]; then
 	/opt/probes/selftests/run.sh > /results/selftests.tap 2> /results/selftests.stderr
 fi
 
+# A debug kernel: was lockdep still on at the end (report.sh checks it)?
+[ -r /proc/lockdep_stats ] && cat /proc/lockdep_stats > /results/lockdep_stats.txt
 dmesg > /results/dmesg.txt
