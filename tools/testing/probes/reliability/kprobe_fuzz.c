@@ -761,7 +761,7 @@ static int list_events(struct ev **out)
 	static char text[1 << 20];
 	char *line, *save = NULL;
 	struct ev *evs = NULL;
-	int n = 0;
+	int n = 0, i;
 
 	if (read_file(tpath("dynamic_events"), text, sizeof(text)) < 0)
 		return 0;
@@ -773,6 +773,18 @@ static int list_events(struct ev **out)
 		sl = strchr(c, '/');
 		sp = strchr(c, ' ');
 		if (!sl || !sp || sl > sp)
+			continue;
+		/*
+		 * Probes appended to one event are listed one a line, under
+		 * the same name; the event is enabled and deleted once.
+		 */
+		for (i = 0; i < n; i++)
+			if (strlen(evs[i].group) == (size_t)(sl - c - 1) &&
+			    !strncmp(evs[i].group, c + 1, sl - c - 1) &&
+			    strlen(evs[i].name) == (size_t)(sp - sl - 1) &&
+			    !strncmp(evs[i].name, sl + 1, sp - sl - 1))
+				break;
+		if (i < n)
 			continue;
 		evs = realloc(evs, (n + 1) * sizeof(*evs));
 		if (!evs)
