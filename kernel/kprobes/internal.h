@@ -154,6 +154,12 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 			      struct kprobe_unreg *u);
 void kprobes_unregister_finish(struct kprobe **kps, unsigned int num,
 			       struct kprobe_unreg *u);
+struct kprobe **kprobes_of(void *const *objs, unsigned int num,
+			   size_t offset, struct kprobe **one);
+void kprobes_of_free(struct kprobe **kps, struct kprobe **one);
+/* The kprobes in @num wrappers of @type (a jprobe...) at @member. */
+#define KPROBES_OF(objs, num, type, member, one)			\
+	kprobes_of((void *const *)(objs), (num), offsetof(type, member), (one))
 void kprobe_site_doom(struct kprobe_site *s, struct list_head *doomed);
 void kprobe_sites_free_doomed(struct list_head *doomed);
 void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed);

@@ -102,24 +102,20 @@ static int jprobe_setup(struct jprobe *jp)
  */
 int register_jprobes(struct jprobe **jps, int num)
 {
-	struct kprobe *one, **kps = &one;
+	struct kprobe *one, **kps;
 	int i, ret = 0;
 
 	if (num <= 0)
 		return -EINVAL;
-	if (num > 1) {
-		kps = kvmalloc_array(num, sizeof(*kps), GFP_KERNEL);
-		if (!kps)
-			return -ENOMEM;
-	}
-	for (i = 0; i < num && !ret; i++) {
+	for (i = 0; i < num && !ret; i++)
 		ret = jprobe_setup(jps[i]);
-		kps[i] = &jps[i]->kp;
-	}
-	if (!ret)
-		ret = kprobes_register_batch(kps, num);
-	if (kps != &one)
-		kvfree(kps);
+	if (ret)
+		return ret;
+	kps = KPROBES_OF(jps, num, struct jprobe, kp, &one);
+	if (!kps)
+		return -ENOMEM;
+	ret = kprobes_register_batch(kps, num);
+	kprobes_of_free(kps, &one);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_jprobes);
@@ -169,24 +165,19 @@ EXPORT_SYMBOL_GPL(register_jprobe);
  */
 void unregister_jprobes(struct jprobe **jps, int num)
 {
-	struct kprobe *one, **kps = &one;
+	struct kprobe *one, **kps;
 	int i;
 
 	if (num <= 0)
 		return;
-	if (num > 1) {
-		kps = kvmalloc_array(num, sizeof(*kps), GFP_KERNEL);
-		if (!kps) {
-			for (i = 0; i < num; i++)
-				unregister_kprobe(&jps[i]->kp);
-			return;
-		}
+	kps = KPROBES_OF(jps, num, struct jprobe, kp, &one);
+	if (!kps) {
+		for (i = 0; i < num; i++)
+			unregister_kprobe(&jps[i]->kp);
+		return;
 	}
-	for (i = 0; i < num; i++)
-		kps[i] = &jps[i]->kp;
 	unregister_kprobes(kps, num);
-	if (kps != &one)
-		kvfree(kps);
+	kprobes_of_free(kps, &one);
 }
 EXPORT_SYMBOL_GPL(unregister_jprobes);
 

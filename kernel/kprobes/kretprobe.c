@@ -150,21 +150,18 @@ static void kretprobe_teardown(struct kretprobe *rp)
  */
 int register_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe *one, **kps = &one;
+	struct kprobe *one, **kps;
 	int i, ret = 0;
 
 	if (num <= 0)
 		return -EINVAL;
-	if (num > 1) {
-		kps = kvmalloc_array(num, sizeof(*kps), GFP_KERNEL);
-		if (!kps)
-			return -ENOMEM;
-	}
+	kps = KPROBES_OF(rps, num, struct kretprobe, kp, &one);
+	if (!kps)
+		return -ENOMEM;
 	for (i = 0; i < num; i++) {
 		ret = kretprobe_setup(rps[i]);
 		if (ret)
 			break;
-		kps[i] = &rps[i]->kp;
 	}
 	if (!ret)
 		ret = kprobes_register_batch(kps, num);
@@ -172,8 +169,7 @@ int register_kretprobes(struct kretprobe **rps, int num)
 		while (i--)
 			kretprobe_teardown(rps[i]);
 	}
-	if (kps != &one)
-		kvfree(kps);
+	kprobes_of_free(kps, &one);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(register_kretprobes);
@@ -203,29 +199,24 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
 {
-	struct kprobe *one, **kps = &one;
+	struct kprobe *one, **kps;
 	struct kprobe_unreg u;
 	int i;
 
 	if (num <= 0)
 		return;
-	if (num > 1) {
-		kps = kvmalloc_array(num, sizeof(*kps), GFP_KERNEL);
-		if (!kps) {
-			for (i = 0; i < num; i++)
-				unregister_kretprobes(&rps[i], 1);
-			return;
-		}
+	kps = KPROBES_OF(rps, num, struct kretprobe, kp, &one);
+	if (!kps) {
+		for (i = 0; i < num; i++)
+			unregister_kretprobes(&rps[i], 1);
+		return;
 	}
-	for (i = 0; i < num; i++)
-		kps[i] = &rps[i]->kp;
 	kprobes_unregister_begin(kps, num, &u);
 	/* Stops return handlers; the instances go after the grace period. */
 	for (i = 0; i < num; i++)
 		kretprobe_teardown(rps[i]);
 	kprobes_unregister_finish(kps, num, &u);
-	if (kps != &one)
-		kvfree(kps);
+	kprobes_of_free(kps, &one);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
 

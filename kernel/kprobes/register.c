@@ -398,6 +398,51 @@ static void doom_unused(struct kprobe_site **v, unsigned int n,
 }
 
 /**
+ * kprobes_of() - the kprobes embedded in an array of wrappers
+ * @objs: @num pointers to structures that embed a struct kprobe
+ *	(jprobes, kretprobes)
+ * @num: how many (at least one)
+ * @offset: where the struct kprobe is in those structures
+ * @one: room for the pointer when @num is 1, so that single probes
+ *	need no allocation
+ *
+ * Use KPROBES_OF() to get @offset from a type and member.
+ *
+ * Return: an array of @num kprobe pointers (@one when @num is 1, else
+ * allocated: release it with kprobes_of_free()), or NULL when out of
+ * memory.
+ * Context: process, may sleep.
+ */
+struct kprobe **kprobes_of(void *const *objs, unsigned int num,
+			   size_t offset, struct kprobe **one)
+{
+	struct kprobe **kps = one;
+	unsigned int i;
+
+	if (num > 1) {
+		kps = kvmalloc_array(num, sizeof(*kps), GFP_KERNEL);
+		if (!kps)
+			return NULL;
+	}
+	for (i = 0; i < num; i++)
+		kps[i] = (struct kprobe *)((char *)objs[i] + offset);
+	return kps;
+}
+
+/**
+ * kprobes_of_free() - release an array from kprobes_of()
+ * @kps: the array
+ * @one: the @one passed to kprobes_of()
+ *
+ * Context: process.
+ */
+void kprobes_of_free(struct kprobe **kps, struct kprobe **one)
+{
+	if (kps != one)
+		kvfree(kps);
+}
+
+/**
  * kprobes_register_batch() - register @num probes, all or nothing
  * @kps: the probes
  * @num: how many (at least one)
