@@ -796,23 +796,62 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 }
 
 /*
+ * Complete the instruction of @p without making @p the current probe:
+ * emulate it on @regs, or resume at its boost slot or at the detour of
+ * its optimized form, both of which jump back to the text by
+ * themselves.  Returns false when the instruction can only be stepped
+ * (no boost slot: preemptible kernel, an exception table entry, too
+ * long for the jump back, or an instruction that must trap back).
+ */
+static nokprobe_inline bool kp_run_detached(struct kprobe *p,
+					    struct pt_regs *regs)
+{
+	if (setup_detour_execution(p, regs, true))
+		return true;
+	if (p->ainsn.kind >= KP_FIRST_EMU) {
+		kp_emulate(p, regs);
+		return true;
+	}
+	if (p->ainsn.boost) {
+		regs->ip = (unsigned long)p->ainsn.boost;
+		return true;
+	}
+	return false;
+}
+
+/*
  * A probe hit while another one runs on this CPU (in its handlers, or
  * from an NMI while its copy runs): count a miss and run the instruction
  * without handlers.  Only one level of nesting is kept.
+ *
+ * A second level is a hit while the copy of a reentered probe runs in
+ * its stepping slot (interrupts are off there, so from an NMI, a debug
+ * trap or a machine check).  kcb->outer is in use: @p cannot become the
+ * current probe.  It need not when its instruction completes without
+ * coming back to the int3 handler (kp_run_detached()): the miss is
+ * counted and the reentered probe's state is left as it is for its own
+ * step trap.  An instruction that must be stepped would come back to the
+ * int3 after its copy with nothing saved to finish it and to restore
+ * the interrupted probe's status, so there the only safe thing left is
+ * to stop.
  */
 static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
-	if (unlikely(kcb->kprobe_status == KPROBE_REENTER)) {
-		pr_err("kprobe at %pS hit while reentering %pS\n",
-		       p->addr, kprobe_running()->addr);
-		dump_kprobe(p);
-		BUG();
+	kprobes_inc_nmissed_count(p);
+	if (likely(kcb->kprobe_status != KPROBE_REENTER)) {
+		kp_push_outer(kcb, p);
+		kp_execute(p, regs, kcb);
+		return;
 	}
 
-	kprobes_inc_nmissed_count(p);
-	kp_push_outer(kcb, p);
-	kp_execute(p, regs, kcb);
+	if (kp_run_detached(p, regs))
+		return;
+
+	pr_err("kprobe at %pS hit while reentering %pS, and it cannot run detached\n",
+	       p->addr, kprobe_running()->addr);
+	dump_kprobe(p);
+	BUG();
 }
 
 /* Is @addr the int3 that ends the stepping slot of the running probe? */
