@@ -6,7 +6,9 @@
 
 /* kprobes_kunit_asm.S: the functions under test. */
 long kpt_func(long x);
+long kpt_func2_caller(long x);
 long kpt_loop3(void);
+unsigned long kpt_running(void);
 unsigned long kpt_flags(void);
 
 #endif /* __X86_KERNEL_KPROBES_KUNIT_H */

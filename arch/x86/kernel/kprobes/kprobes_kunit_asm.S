@@ -5,9 +5,12 @@
  */
 #include <linux/linkage.h>
 #include <asm/asm.h>
+#include <asm/nospec-branch.h>
+#include <asm/percpu.h>
 
 	.pushsection .data
 SYM_DATA(kpt_data, .quad 0x1000)
+SYM_DATA(kpt_data2, .quad 0x20)
 	.popsection
 
 	.text
@@ -47,6 +50,79 @@ SYM_FUNC_START(kpt_helper)
 	add	$5, %rbx
 	RET
 SYM_FUNC_END(kpt_helper)
+
+/*
+ * long kpt_func2(long x), called through kpt_func2_caller() so that its
+ * return lands on a label: x + 2 * kpt_data + kpt_data2, + 3 if x is
+ * odd, else + 5, then + 0x40 in kpt_helper2(), + 7.  One of each: push
+ * of a rip-relative operand, pop, rip-relative mov load, rip-relative
+ * lea, load through a register, jcc rel32, jmp rel32, call *%reg, the
+ * instruction a call returns to, a bare ret and the return macro.
+ */
+SYM_FUNC_START(kpt_func2)
+SYM_INNER_LABEL(kpt2_push_mem, SYM_L_GLOBAL)
+	pushq	kpt_data(%rip)
+SYM_INNER_LABEL(kpt2_pop, SYM_L_GLOBAL)
+	pop	%rax
+SYM_INNER_LABEL(kpt2_load, SYM_L_GLOBAL)
+	mov	kpt_data2(%rip), %rdx
+SYM_INNER_LABEL(kpt2_lea, SYM_L_GLOBAL)
+	lea	kpt_data(%rip), %rcx
+SYM_INNER_LABEL(kpt2_load_ind, SYM_L_GLOBAL)
+	add	(%rcx), %rax
+	add	%rdx, %rax
+	add	%rdi, %rax
+	test	$1, %dil
+	/* jz rel32 and jmp rel32, whatever the assembler would pick */
+SYM_INNER_LABEL(kpt2_jcc32, SYM_L_GLOBAL)
+	.byte	0x0f, 0x84
+	.long	.Lkpt2_even - (. + 4)
+SYM_INNER_LABEL(kpt2_odd, SYM_L_GLOBAL)
+	add	$3, %rax
+SYM_INNER_LABEL(kpt2_jmp32, SYM_L_GLOBAL)
+	.byte	0xe9
+	.long	.Lkpt2_join - (. + 4)
+.Lkpt2_even:
+SYM_INNER_LABEL(kpt2_even, SYM_L_GLOBAL)
+	add	$5, %rax
+.Lkpt2_join:
+SYM_INNER_LABEL(kpt2_join, SYM_L_GLOBAL)
+	lea	kpt_helper2(%rip), %rcx
+SYM_INNER_LABEL(kpt2_call_reg, SYM_L_GLOBAL)
+	ANNOTATE_RETPOLINE_SAFE
+	call	*%rcx
+SYM_INNER_LABEL(kpt2_after_call, SYM_L_GLOBAL)
+	add	$7, %rax
+SYM_INNER_LABEL(kpt2_ret, SYM_L_GLOBAL)
+	RET
+SYM_FUNC_END(kpt_func2)
+
+/* Ends with a plain ret, not the return thunk: the 0xc3 opcode itself. */
+SYM_FUNC_START(kpt_helper2)
+	add	$0x40, %rax
+SYM_INNER_LABEL(kpt2_bare_ret, SYM_L_GLOBAL)
+	ANNOTATE_UNRET_SAFE
+	ret
+	int3
+SYM_FUNC_END(kpt_helper2)
+
+SYM_FUNC_START(kpt_func2_caller)
+	call	kpt_func2
+SYM_INNER_LABEL(kpt2_back, SYM_L_GLOBAL)
+	RET
+SYM_FUNC_END(kpt_func2_caller)
+
+/*
+ * unsigned long kpt_running(void): this CPU's current_kprobe as the
+ * probed instruction at kpt_running_load sees it.  A boosted copy runs
+ * after the int3 handler left the probe (NULL); a stepped copy runs
+ * inside it.
+ */
+SYM_FUNC_START(kpt_running)
+SYM_INNER_LABEL(kpt_running_load, SYM_L_GLOBAL)
+	movq	PER_CPU_VAR(current_kprobe), %rax
+	RET
+SYM_FUNC_END(kpt_running)
 
 /* long kpt_loop3(void): counts three turns of a loop instruction. */
 SYM_FUNC_START(kpt_loop3)
