@@ -5,7 +5,9 @@
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -166,6 +168,74 @@ static void register_kprobes_rolls_back_on_bad_entry(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 0), -EINVAL);
 }
 
+#ifdef CONFIG_X86
+static unsigned long kpk_insn_at(void *fn, unsigned long min_off,
+				 unsigned int min_len);
+
+static bool kpk_site_exists(void *addr)
+{
+	bool ret;
+
+	preempt_disable();
+	ret = get_kprobe(addr);
+	preempt_enable();
+	return ret;
+}
+
+/*
+ * A batch that fails while attaching (the instruction check is done by
+ * the arch as the site is prepared): the probe that joined a site
+ * already in use and the site the batch created are taken back, the
+ * probe that was there before keeps running.
+ */
+static void register_kprobes_rollback_after_attach_keeps_others(struct kunit *test)
+{
+	unsigned long mid = kpk_insn_at(kpk_target2, 4, 2);
+	struct kpk_probe keep, a, b, bad;
+	struct kprobe *kps[3] = { &a.kp, &b.kp, &bad.kp };
+
+	KUNIT_ASSERT_NE(test, mid, 0UL);
+	kpk_init(&keep, kpk_target, 1);
+	kpk_init(&a, kpk_target, 2);
+	kpk_init(&b, kpk_target2, 3);
+	kpk_init(&bad, (void *)mid + 1, 4);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&keep.kp), 0);
+	KUNIT_ASSERT_FALSE(test, kpk_site_exists(kpk_target2));
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 3), -EILSEQ);
+	kpk_reset();
+	kpk_call(1);
+	kpk_call2(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+	KUNIT_EXPECT_EQ(test, kpk_log[0], 1);
+	KUNIT_EXPECT_TRUE(test, list_empty(&a.kp.list));
+	KUNIT_EXPECT_TRUE(test, list_empty(&b.kp.list));
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a.kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b.kp), -EINVAL);
+	/* The site made for b is gone; keep's is still there. */
+	KUNIT_EXPECT_FALSE(test, kpk_site_exists(b.kp.addr));
+	KUNIT_EXPECT_TRUE(test, kpk_site_exists(keep.kp.addr));
+
+	/* The two good ones register afterwards, next to keep. */
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
+	kpk_reset();
+	kpk_call(1);
+	kpk_call2(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 3);
+	KUNIT_EXPECT_EQ(test, kpk_log[0], 1);
+	KUNIT_EXPECT_EQ(test, kpk_log[1], 2);
+	KUNIT_EXPECT_EQ(test, kpk_log[2], 3);
+	unregister_kprobes(kps, 2);
+	unregister_kprobe(&keep.kp);
+	KUNIT_EXPECT_FALSE(test, kpk_site_exists(keep.kp.addr));
+}
+#else
+static void register_kprobes_rollback_after_attach_keeps_others(struct kunit *test)
+{
+	kunit_skip(test, "instruction boundaries are checked on x86 only");
+}
+#endif
+
 static int kpk_refusal(void *addr, const char *sym, unsigned int offset)
 {
 	struct kpk_probe t;
@@ -192,6 +262,15 @@ static void refusals_have_their_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "get_kprobe", 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "kprobes_inc_nmissed_count", 0),
 			-EINVAL);
+	/* Text no probe may trap in: noinstr, and the arch's entry code. */
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "exc_int3", 0), -EINVAL);
+#ifdef CONFIG_X86_64
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "entry_SYSCALL_64", 0), -EINVAL);
+#endif
+	/* The padding before a function, which CFI and call depth use. */
+	if (IS_ENABLED(CONFIG_CALL_PADDING))
+		KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "__pfx_kpk_target", 0),
+				-EINVAL);
 	/* Not text. */
 	KUNIT_EXPECT_EQ(test, kpk_refusal(&kpk_data_object, NULL, 0), -EINVAL);
 	/* Sanity: the target itself is fine. */
@@ -340,6 +419,132 @@ static void unregister_waits_for_running_handlers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, before, after);
 }
 
+/*
+ * The unregister contract under hits on every CPU: a handler running
+ * when unregister_kprobe() is called has finished when it returns, and
+ * none starts afterwards.  The handler is slow so that one is usually
+ * running at the call.  When another probe shares the site, the site
+ * stays armed: only the grace period keeps the promise, and the other
+ * probe keeps firing.
+ */
+struct kpk_unreg_case {
+	const char *name;
+	bool int3;	/* a breakpoint site, not the ftrace entry */
+	bool shared;
+};
+
+static const struct kpk_unreg_case kpk_unreg_cases[] = {
+	{ "entry", false, false },
+	{ "entry_shared", false, true },
+	{ "int3", true, false },
+	{ "int3_shared", true, true },
+};
+
+static void kpk_unreg_desc(const struct kpk_unreg_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(kpk_unreg, kpk_unreg_cases, kpk_unreg_desc);
+
+static atomic_t kpk_inside, kpk_late, kpk_keep_hits;
+static bool kpk_unregistered;
+
+static int kpk_slow_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_inside);
+	if (READ_ONCE(kpk_unregistered))
+		atomic_inc(&kpk_late);
+	udelay(50);
+	atomic_inc(&kpk_hits);
+	atomic_dec(&kpk_inside);
+	return 0;
+}
+
+static int kpk_keep_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_keep_hits);
+	return 0;
+}
+
+static void *kpk_unreg_site(bool int3)
+{
+#ifdef CONFIG_X86
+	/* Past the ftrace call: a breakpoint site. */
+	if (int3)
+		return (void *)kpk_insn_at(kpk_target, 9, 1);
+#endif
+	return kpk_target;
+}
+
+static void unregister_under_hits_on_every_cpu(struct kunit *test)
+{
+	const struct kpk_unreg_case *c = test->param_value;
+	struct kprobe slow = { .pre_handler = kpk_slow_pre };
+	struct kprobe keep = { .pre_handler = kpk_keep_pre };
+	struct task_struct **tsk;
+	int inside_at_return, keep_at_return, saw_inside = 0;
+	unsigned int cpu, n = 0;
+	unsigned long end;
+
+	if (!IS_ENABLED(CONFIG_X86) && c->int3)
+		kunit_skip(test, "breakpoint sites are found on x86 only");
+	slow.addr = kpk_unreg_site(c->int3);
+	keep.addr = slow.addr;
+	KUNIT_ASSERT_NOT_NULL(test, slow.addr);
+	tsk = kunit_kcalloc(test, nr_cpu_ids, sizeof(*tsk), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tsk);
+	kpk_reset();
+	atomic_set(&kpk_inside, 0);
+	atomic_set(&kpk_late, 0);
+	atomic_set(&kpk_keep_hits, 0);
+	WRITE_ONCE(kpk_unregistered, false);
+	if (c->shared)
+		KUNIT_ASSERT_EQ(test, register_kprobe(&keep), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&slow), 0);
+
+	for_each_online_cpu(cpu) {
+		struct task_struct *t;
+
+		t = kthread_create_on_cpu(kpk_hammer, NULL, cpu, "kpk_hammer/%u");
+		if (IS_ERR(t))
+			break;
+		tsk[n++] = t;
+		wake_up_process(t);
+	}
+	KUNIT_EXPECT_EQ(test, n, num_online_cpus());
+
+	/* Call unregister while a handler runs on another CPU. */
+	end = jiffies + 10 * HZ;
+	while (atomic_read(&kpk_hits) < 50 && time_before(jiffies, end))
+		msleep(20);
+	while (!(saw_inside = atomic_read(&kpk_inside)) &&
+	       time_before(jiffies, end))
+		cpu_relax();
+	unregister_kprobe(&slow);
+	inside_at_return = atomic_read(&kpk_inside);
+	keep_at_return = atomic_read(&kpk_keep_hits);
+	WRITE_ONCE(kpk_unregistered, true);
+
+	/* Let the other CPUs run into the site for a while longer. */
+	end = jiffies + 10 * HZ;
+	while (c->shared && atomic_read(&kpk_keep_hits) < keep_at_return + 50 &&
+	       time_before(jiffies, end))
+		msleep(20);
+	msleep(20);
+	while (n--)
+		kthread_stop(tsk[n]);
+	if (c->shared)
+		unregister_kprobe(&keep);
+
+	KUNIT_EXPECT_GT(test, saw_inside, 0);
+	KUNIT_EXPECT_EQ(test, inside_at_return, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_late), 0);
+	if (c->shared)
+		KUNIT_EXPECT_GE(test, atomic_read(&kpk_keep_hits),
+				keep_at_return + 50);
+}
+
 #define KPK_BATCH	3
 
 static void batch_register_and_unregister(struct kunit *test)
@@ -370,11 +575,13 @@ static void batch_register_and_unregister(struct kunit *test)
 static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(aggregate_handlers_run_in_order_and_disable_is_per_probe),
 	KUNIT_CASE(register_kprobes_rolls_back_on_bad_entry),
+	KUNIT_CASE(register_kprobes_rollback_after_attach_keeps_others),
 	KUNIT_CASE(refusals_have_their_errno),
 	KUNIT_CASE(mid_instruction_is_eilseq),
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
+	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
 	KUNIT_CASE(batch_register_and_unregister),
 	{}
 };
