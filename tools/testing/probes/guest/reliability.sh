@@ -58,6 +58,52 @@ insn_before=$(slot_pages kprobe_insn_page)
 opt_before=$(slot_pages kprobe_optinsn_page)
 log "reliability: start, kprobes/list has $(wc -l < $KPLIST) lines, slot pages $insn_before + $opt_before"
 
+# --- 0. probes in a module that goes away ----------------------------
+
+# kprobes_gone_test probes kprobes_torture_target; each step is checked
+# in the kernel (see kernel/kprobes/kprobes_gone_test.c), the [GONE]
+# marks in kprobes/list here.
+GONE_STEP=/sys/module/kprobes_gone_test/parameters/step
+gone_step() {
+	echo "$1" > $GONE_STEP 2>/dev/null && return 0
+	dmesg | grep "kprobes_gone_test: $1: " | tail -1 | sed 's/^\[[^]]*\] //'
+	return 1
+}
+module_gone_check() {
+	local n
+	modprobe kprobes_torture_target || { echo "cannot load kprobes_torture_target"; return 1; }
+	modprobe kprobes_gone_test || { echo "cannot load kprobes_gone_test"; return 1; }
+	gone_step refusals || return 1
+	gone_step arm || return 1
+	n=$(grep -E '  kprobes_torture_target ' $KPLIST | grep -vc GONE)
+	[ "$n" = 3 ] || { echo "$n live lines for the target module in kprobes/list, not 3"; return 1; }
+	rmmod kprobes_torture_target || { echo "cannot unload kprobes_torture_target"; return 1; }
+	n=$(grep -c '\[GONE\]' $KPLIST)
+	[ "$n" = 3 ] || { echo "$n [GONE] lines in kprobes/list, not 3"; return 1; }
+	gone_step gone || return 1
+	modprobe kprobes_torture_target || { echo "cannot reload kprobes_torture_target"; return 1; }
+	gone_step reloaded || return 1
+	n=$(grep -c '\[GONE\]' $KPLIST)
+	[ "$n" = 3 ] || { echo "$n [GONE] lines after the reload, not 3"; return 1; }
+	gone_step rearm || return 1
+	n=$(grep -E '  kprobes_torture_target ' $KPLIST | grep -vc GONE)
+	[ "$n" = 3 ] || { echo "$n live lines after re-registering, not 3"; return 1; }
+	! grep -q GONE $KPLIST || { echo "[GONE] lines left after re-registering"; return 1; }
+	rmmod kprobes_gone_test || { echo "cannot unload kprobes_gone_test"; return 1; }
+	[ -s $KPLIST ] && { echo "kprobes/list not empty after unloading"; return 1; }
+	return 0
+}
+if why=$(module_gone_check); then
+	tap_result ok "reliability:module-gone"
+else
+	tap_result fail "reliability:module-gone" "$why"
+	dmesg | grep 'kprobes_gone_test' | tail -10 | sed 's/^/#   /' >> "$TAP_FILE"
+	sed 's/^/#   /' $KPLIST | head -10 >> "$TAP_FILE"
+fi
+log "module-gone: $(dmesg | grep -c 'kprobes_gone_test: .*: ok') steps ok"
+rmmod kprobes_gone_test 2>/dev/null
+rmmod kprobes_torture_target 2>/dev/null
+
 # --- 1. torture -------------------------------------------------------
 
 # torture NAME SECS STRICT FLIPPER: run the module for SECS seconds while
