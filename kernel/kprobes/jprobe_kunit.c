@@ -728,7 +728,7 @@ static int hammer(void *unused)
 {
 	while (!kthread_should_stop()) {
 		call_case(8);
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

@@ -390,7 +390,7 @@ static int kpk_hammer(void *arg)
 {
 	while (!kthread_should_stop()) {
 		kpk_call(3);
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

@@ -455,7 +455,7 @@ static int kpo_caller_fn(void *arg)
 			atomic_inc(&c->wrong);
 		atomic_long_inc(&c->calls);
 		x++;
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }
