@@ -88,6 +88,7 @@ cover=$(mktemp)
 		echo "  $((ok - sk)) passed, $nok failed, $sk skipped"
 		echo
 	done
+	[ -f "$here/series-notes" ] && cat "$here/series-notes"
 } > "$cover"
 git -C "$tree" -c user.name="$signoff_name" -c user.email="$signoff_mail" \
 	format-patch -q --cover-letter --cover-from-description=subject \
