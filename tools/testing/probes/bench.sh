@@ -42,8 +42,13 @@ irounds=${BENCH_ICOUNT_ROUNDS:-3}
 icount=${BENCH_ICOUNT:-shift=0,sleep=off}
 tmo=${BENCH_TIMEOUT:-900}
 full_rounds=${BENCH_FULL_ROUNDS:-1}
-full_args="probes.bench_n=${BENCH_N:-20000} probes.bench_max=${BENCH_MAX:-10000} probes.bench_each=${BENCH_EACH:-1000}"
-short_args="probes.bench_n=${BENCH_N:-20000} probes.bench_max=1000 probes.bench_each=100"
+# The KUnit suites built into the kernel would run at every bench boot:
+# time wasted, and under -icount their cross-CPU stress cases (callers
+# spinning on one CPU while the other waits for an IPI) take longer than
+# a boot may.  The bench does not need them.
+nokunit=kunit.enable=0
+full_args="$nokunit probes.bench_n=${BENCH_N:-20000} probes.bench_max=${BENCH_MAX:-10000} probes.bench_each=${BENCH_EACH:-1000}"
+short_args="$nokunit probes.bench_n=${BENCH_N:-20000} probes.bench_max=1000 probes.bench_each=100"
 
 case $arch in
 x86_64) karch=x86_64 cross= ;;
