@@ -17,6 +17,7 @@
 #include <asm/ibt.h>
 
 #include "kprobes_kunit.h"
+#include "kunit_sysctl.h"
 
 /*
  * The labels are looked up by name: taking their addresses in C would
@@ -212,25 +213,12 @@ static void post_handler_added_later_runs(struct kunit *test)
  */
 static int kpt_set_optimization(int val)
 {
-#if defined(CONFIG_OPTPROBES) && defined(CONFIG_SYSCTL)
-	char buf[16] = "";
-	size_t len = sizeof(buf) - 1;
-	loff_t pos = 0;
 	int old;
 
-	if (proc_kprobes_optimization_handler(NULL, 0, buf, &len, &pos))
-		return -1;
-	buf[len] = '\0';
-	if (kstrtoint(strim(buf), 10, &old))
-		return -1;
-	len = scnprintf(buf, sizeof(buf), "%d\n", val);
-	pos = 0;
-	if (proc_kprobes_optimization_handler(NULL, 1, buf, &len, &pos))
+	if (kprobes_test_opt_sysctl(false, &old) ||
+	    kprobes_test_opt_sysctl(true, &val))
 		return -1;
 	return old;
-#else
-	return -1;
-#endif
 }
 
 /*

@@ -20,6 +20,7 @@
 #include <linux/string.h>
 #include <asm/text-patching.h>
 
+#include "kunit_sysctl.h"
 #include "opt_kunit.h"
 
 static const char * const kpo_funcs[] = {
@@ -75,29 +76,12 @@ static bool kpo_is_int3(kprobe_opcode_t *addr)
 	       READ_ONCE(*addr) == INT3_INSN_OPCODE;
 }
 
-/* Read or write debug.kprobes-optimization through its handler. */
-static int kpo_sysctl(bool write, int *val)
-{
-	char buf[16] = "";
-	size_t len = sizeof(buf) - 1;
-	loff_t pos = 0;
-	int ret;
-
-	if (write)
-		len = scnprintf(buf, sizeof(buf), "%d\n", *val);
-	ret = proc_kprobes_optimization_handler(NULL, write, buf, &len, &pos);
-	if (ret || write)
-		return ret;
-	buf[len] = '\0';
-	return kstrtoint(strim(buf), 10, val);
-}
-
 static void kpo_set_sysctl(struct kunit *test, int val)
 {
 	int now = -1;
 
-	KUNIT_ASSERT_EQ(test, kpo_sysctl(true, &val), 0);
-	KUNIT_ASSERT_EQ(test, kpo_sysctl(false, &now), 0);
+	KUNIT_ASSERT_EQ(test, kprobes_test_opt_sysctl(true, &val), 0);
+	KUNIT_ASSERT_EQ(test, kprobes_test_opt_sysctl(false, &now), 0);
 	KUNIT_ASSERT_EQ(test, now, val);
 	wait_for_kprobe_optimizer();
 }
@@ -402,8 +386,8 @@ static void sysctl_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_straight(1), kpo_straight_expected(1));
 
 	/* Out of range: refused, nothing changes. */
-	KUNIT_EXPECT_EQ(test, kpo_sysctl(true, &val), -EINVAL);
-	KUNIT_EXPECT_EQ(test, kpo_sysctl(false, &val), 0);
+	KUNIT_EXPECT_EQ(test, kprobes_test_opt_sysctl(true, &val), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kprobes_test_opt_sysctl(false, &val), 0);
 	KUNIT_EXPECT_EQ(test, val, 0);
 
 	kpo_set_sysctl(test, 1);
