@@ -49,9 +49,33 @@ static bool blacklist_covers(unsigned long addr)
 	return hit;
 }
 
+/* Is @name a compiler clone ("foo.cold") of a blacklisted function? */
+static bool clone_of_blacklisted(const char *name)
+{
+	char parent[KSYM_NAME_LEN];
+	const char *dot = strchr(name, '.');
+	unsigned long at;
+
+	if (!dot || dot == name)
+		return false;
+	strscpy(parent, name, min_t(size_t, dot - name + 1, sizeof(parent)));
+	at = (unsigned long)kprobe_lookup_name(parent, 0);
+	return at && blacklist_covers(at);
+}
+
+/*
+ * The blacklist check for @addr whose symbol name the caller looked up
+ * already (@name, or NULL when kallsyms does not know @addr), so that a
+ * registration needs one symbol lookup for all its checks.
+ */
+bool kprobe_blacklisted_named(unsigned long addr, const char *name)
+{
+	return blacklist_covers(addr) || (name && clone_of_blacklisted(name));
+}
+
 /**
  * within_kprobe_blacklist() - may a probe be placed at an address?
- * @addr: address to check
+ * @addr: the address
  *
  * Compiler-made clones ("foo.cold", "foo.constprop.0") count as their
  * parent function: if foo is blacklisted, so are they.
@@ -61,19 +85,11 @@ static bool blacklist_covers(unsigned long addr)
  */
 bool within_kprobe_blacklist(unsigned long addr)
 {
-	char name[KSYM_NAME_LEN], *dot;
-	unsigned long parent;
+	char name[KSYM_NAME_LEN];
 
 	if (blacklist_covers(addr))
 		return true;
-	if (lookup_symbol_name(addr, name))
-		return false;
-	dot = strchr(name, '.');
-	if (!dot)
-		return false;
-	*dot = '\0';
-	parent = (unsigned long)kprobe_lookup_name(name, 0);
-	return parent && blacklist_covers(parent);
+	return !lookup_symbol_name(addr, name) && clone_of_blacklisted(name);
 }
 
 /**

@@ -88,6 +88,9 @@ static inline bool site_wants_arm(struct kprobe_site *s)
 	return s->nr_live && !site_gone(s) && !kprobes_all_disarmed;
 }
 
+/* blacklist.c */
+bool kprobe_blacklisted_named(unsigned long addr, const char *name);
+
 /* registry.c: the address -> site table */
 struct kprobe_site *kprobe_site_find(unsigned long addr);
 int kprobe_site_reserve(unsigned int more);

@@ -116,30 +116,27 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 	return entry ? 0 : -EINVAL;
 }
 
-static bool kprobe_on_cfi_preamble(unsigned long addr)
-{
-	char name[KSYM_NAME_LEN];
-
-	if (lookup_symbol_name(addr, name))
-		return false;
-	return str_has_prefix(name, "__cfi_") || str_has_prefix(name, "__pfx_");
-}
-
 /*
  * Refuse text that other patching owns or that must not trap: the
  * blacklist, jump labels, static calls, BUG() sites, CFI preambles and
- * the vsyscall page.  Context: jump_label_lock held, preemption off.
+ * the vsyscall page.  The symbol name serves the blacklist's clone rule
+ * and the preamble check alike, so it is looked up once.
+ * Context: jump_label_lock held, preemption off.
  */
 static bool kprobe_text_reserved(unsigned long addr)
 {
+	char name[KSYM_NAME_LEN];
+	bool named = !lookup_symbol_name(addr, name);
 	void *p = (void *)addr;
 
-	return in_gate_area_no_mm(addr) ||
-	       within_kprobe_blacklist(addr) ||
-	       jump_label_text_reserved(p, p) ||
-	       static_call_text_reserved(p, p) ||
-	       find_bug(addr) ||
-	       kprobe_on_cfi_preamble(addr);
+	if (in_gate_area_no_mm(addr) ||
+	    kprobe_blacklisted_named(addr, named ? name : NULL) ||
+	    jump_label_text_reserved(p, p) ||
+	    static_call_text_reserved(p, p) ||
+	    find_bug(addr))
+		return true;
+	return named && (str_has_prefix(name, "__cfi_") ||
+			 str_has_prefix(name, "__pfx_"));
 }
 
 /*
