@@ -417,6 +417,24 @@ static inline void kprobe_ftrace_kill(void) { }
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
 struct kprobe *get_kprobe(void *addr);
+int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
+
+/**
+ * kprobe_run_pre_handlers() - run the pre_handlers at a hit probe site
+ * @p: what get_kprobe() returned for the hit address
+ * @regs: registers as the breakpoint saved them
+ *
+ * The arch hit paths call this rather than @p->pre_handler: the site's
+ * handler is always the core's fan-out, and a direct call to it is
+ * cheaper than an indirect one.
+ * Return: non-zero if a handler changed regs->ip (skip the instruction).
+ * Context: int3 or ftrace callback, preemption disabled.
+ */
+static __always_inline int kprobe_run_pre_handlers(struct kprobe *p,
+						   struct pt_regs *regs)
+{
+	return kprobe_site_pre_handler(p, regs);
+}
 
 /* The probe whose handlers run on this CPU (preemption disabled). */
 static inline struct kprobe *kprobe_running(void)

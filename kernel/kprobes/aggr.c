@@ -19,7 +19,11 @@
 int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_site *s = to_site(p);
-	struct kprobe *u;
+	struct kprobe *u = READ_ONCE(s->solo);
+
+	/* The common case: one live user, no list to walk. */
+	if (likely(u))
+		return u->pre_handler(u, regs);
 
 	list_for_each_entry_rcu(u, &s->users, list) {
 		if (!u->pre_handler || kprobe_disabled(u))
@@ -58,8 +62,12 @@ NOKPROBE_SYMBOL(kprobe_site_post_handler);
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_site *s = to_site(p);
-	struct kprobe *u;
+	struct kprobe *u = READ_ONCE(s->solo);
 
+	if (likely(u)) {
+		u->pre_handler(u, regs);
+		return;
+	}
 	list_for_each_entry_rcu(u, &s->users, list) {
 		if (u->pre_handler && !kprobe_disabled(u))
 			u->pre_handler(u, regs);
@@ -175,6 +183,33 @@ void kprobe_site_update_post(struct kprobe_site *s)
 		}
 	}
 	WRITE_ONCE(site_kp(s)->post_handler, post);
+}
+
+/**
+ * kprobe_site_update_solo() - recompute the site's single-user shortcut
+ * @s: the site, after a user joined, left, or was enabled, disabled or
+ *	marked gone
+ *
+ * A hit reads @s->solo once and calls it, so a user that has just been
+ * disabled may see one more call from a hit that started before this
+ * update, exactly as a walk of the list that read its flags first would.
+ * Unregistration waits for such hits before it returns.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_update_solo(struct kprobe_site *s)
+{
+	struct kprobe *solo = NULL, *u;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (s->nr_live == 1 && !site_gone(s)) {
+		list_for_each_entry(u, &s->users, list) {
+			if (!kprobe_disabled(u)) {
+				solo = u->pre_handler ? u : NULL;
+				break;
+			}
+		}
+	}
+	WRITE_ONCE(s->solo, solo);
 }
 
 /*

@@ -37,6 +37,8 @@ enum kprobe_opt_state {
  *	in registration order; walked under RCU by the handlers
  * @nr_users: entries on @users
  * @nr_live: users that are neither disabled nor gone
+ * @solo: the one live user, when there is exactly one and it has a
+ *	pre_handler: the hit path calls it without walking @users
  * @armed: the breakpoint or ftrace hook (or a jump) is in place
  * @opt_state: enum kprobe_opt_state
  * @opt_used: int3 hits may have run in the detour buffer since the
@@ -52,6 +54,7 @@ struct kprobe_site {
 	struct list_head users;
 	unsigned int nr_users;
 	unsigned int nr_live;
+	struct kprobe *solo;
 	bool armed;
 	u8 opt_state;
 	bool opt_used;
@@ -100,11 +103,11 @@ struct kprobe_site **kprobe_site_collect(unsigned int *nr);
 struct kprobe_site *kprobe_site_at(unsigned int *pos);
 
 /* aggr.c: site handlers and the user list */
-int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
 bool kprobe_is_site(struct kprobe *p);
 struct kprobe_site *kprobe_site_alloc(unsigned long addr);
 void kprobe_site_free(struct kprobe_site *s);
 void kprobe_site_update_post(struct kprobe_site *s);
+void kprobe_site_update_solo(struct kprobe_site *s);
 void kprobe_site_want_post(struct kprobe *kp);
 struct kprobe_site *kprobe_user_site(struct kprobe *p);
 

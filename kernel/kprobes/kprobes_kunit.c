@@ -78,13 +78,20 @@ static void kpk_init(struct kpk_probe *t, void *addr, int id)
 	t->id = id;
 }
 
+/* Three probes on kpk_target, ids 1, 2 and 3. */
+static void kpk_init3(struct kpk_probe *a, struct kpk_probe *b,
+		      struct kpk_probe *c)
+{
+	kpk_init(a, kpk_target, 1);
+	kpk_init(b, kpk_target, 2);
+	kpk_init(c, kpk_target, 3);
+}
+
 static void aggregate_handlers_run_in_order_and_disable_is_per_probe(struct kunit *test)
 {
 	struct kpk_probe a, b, c;
 
-	kpk_init(&a, kpk_target, 1);
-	kpk_init(&b, kpk_target, 2);
-	kpk_init(&c, kpk_target, 3);
+	kpk_init3(&a, &b, &c);
 	c.kp.flags = KPROBE_FLAG_DISABLED;
 
 	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
@@ -136,6 +143,51 @@ static void aggregate_handlers_run_in_order_and_disable_is_per_probe(struct kuni
 	kpk_call(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
 	KUNIT_EXPECT_EQ(test, disable_kprobe(&a.kp), -EINVAL);
+}
+
+/* Hit kpk_target once; return the ids logged, as a number like 12 for [1, 2]. */
+static int kpk_hit_ids(void)
+{
+	int i, n, ids = 0;
+
+	kpk_reset();
+	kpk_call(1);
+	n = min(atomic_read(&kpk_nlog), KPK_MAX_LOG);
+	for (i = 0; i < n; i++)
+		ids = ids * 10 + kpk_log[i];
+	return ids;
+}
+
+/*
+ * A site with one live user calls it without walking the user list: every
+ * change of the live set (join, enable, disable, unregister) must move
+ * that shortcut, or a disabled probe keeps firing and a new one never does.
+ */
+static void single_live_user_follows_every_change(struct kunit *test)
+{
+	struct kpk_probe a, b, c;
+
+	kpk_init3(&a, &b, &c);
+	b.kp.flags = KPROBE_FLAG_DISABLED;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 1);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b.kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 12);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 2);
+	unregister_kprobe(&b.kp);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&c.kp), 0);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 13);
+	unregister_kprobe(&a.kp);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 3);
+	unregister_kprobe(&c.kp);
+	KUNIT_EXPECT_EQ(test, kpk_hit_ids(), 0);
 }
 
 static void register_kprobes_rolls_back_on_bad_entry(struct kunit *test)
@@ -574,6 +626,7 @@ static void batch_register_and_unregister(struct kunit *test)
 
 static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(aggregate_handlers_run_in_order_and_disable_is_per_probe),
+	KUNIT_CASE(single_live_user_follows_every_change),
 	KUNIT_CASE(register_kprobes_rolls_back_on_bad_entry),
 	KUNIT_CASE(register_kprobes_rollback_after_attach_keeps_others),
 	KUNIT_CASE(refusals_have_their_errno),

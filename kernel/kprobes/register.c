@@ -315,6 +315,7 @@ static bool kprobe_detach(struct kprobe *p, struct kprobe_site *s)
 		s->nr_live--;
 	if (!s->nr_live)
 		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+	kprobe_site_update_solo(s);
 	if (p->post_handler)
 		kprobe_site_update_post(s);
 	return live;
@@ -509,8 +510,10 @@ int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 		s->nr_live++;
 		site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		kprobe_site_update_solo(sites[i]);
 		kprobe_opt_try(sites[i]);
+	}
 	goto unlock;
 
 rollback:
@@ -744,7 +747,9 @@ int disable_kprobe(struct kprobe *kp)
 		ret = -EINVAL;
 	} else if (!kprobe_disabled(kp)) {
 		WRITE_ONCE(kp->flags, kp->flags | KPROBE_FLAG_DISABLED);
-		if (!--s->nr_live) {
+		s->nr_live--;
+		kprobe_site_update_solo(s);
+		if (!s->nr_live) {
 			site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
 			if (s->armed)
 				kprobe_disarm_sites(&s, 1, false);
@@ -784,6 +789,7 @@ int enable_kprobe(struct kprobe *kp)
 	WRITE_ONCE(kp->flags, kp->flags & ~KPROBE_FLAG_DISABLED);
 	s->nr_live++;
 	site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
+	kprobe_site_update_solo(s);
 	kprobe_opt_try(s);
 out:
 	mutex_unlock(&kprobe_mutex);
@@ -812,6 +818,7 @@ void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed)
 	list_for_each_entry(u, &s->users, list)
 		WRITE_ONCE(u->flags, u->flags | KPROBE_FLAG_GONE);
 	s->nr_live = 0;
+	kprobe_site_update_solo(s);
 	WRITE_ONCE(kp->post_handler, NULL);
 	arch_remove_kprobe(kp);
 	if (!s->nr_users)

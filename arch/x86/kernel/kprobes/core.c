@@ -925,7 +925,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 
 	/* A pre_handler that returns non-zero has set regs->ip itself. */
-	if (p->pre_handler && p->pre_handler(p, regs)) {
+	if (kprobe_run_pre_handlers(p, regs)) {
 		reset_current_kprobe();
 		return 1;
 	}

@@ -61,7 +61,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	resume = regs->ip;
 	/* As if the int3 at @ip had trapped. */
 	regs->ip = ip + INT3_INSN_SIZE;
-	if (p->pre_handler && p->pre_handler(p, regs))
+	if (kprobe_run_pre_handlers(p, regs))
 		goto done;	/* the handler chose where to go */
 
 	/* As if the fentry nop had been stepped. */
