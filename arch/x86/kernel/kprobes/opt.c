@@ -268,33 +268,48 @@ static bool kp_is_indirect_jmp(struct insn *insn)
 }
 
 /*
- * A relative jump leaving the function: is it an indirect jump in
- * disguise?  Retpoline and ITS thunks are named __x86_indirect_*; a
- * target that kallsyms does not know (a dynamically allocated thunk)
- * is treated the same way.
+ * Where a relative jump that leaves the function goes.  Retpoline and
+ * ITS thunks are named __x86_indirect_*: such a jump is an indirect jump
+ * in disguise, and so is a jump to code kallsyms does not know (a
+ * dynamically allocated thunk).  GCC moves unlikely paths of a function
+ * into "<name>.cold", which jumps back into the function; the function
+ * reaches it only by jumping there, so the jumps found here are how its
+ * cold parts are found.  One symbol lookup per such jump: jumps to core
+ * kernel text (the return thunk) are a binary search.
  */
-static bool kp_jumps_through_thunk(unsigned long target)
+enum kp_exit { KP_EXIT_PLAIN, KP_EXIT_INDIRECT, KP_EXIT_COLD };
+
+static enum kp_exit kp_classify_exit(unsigned long target,
+				     unsigned long *cstart,
+				     unsigned long *cend)
 {
 	char name[KSYM_NAME_LEN];
 	unsigned long size, off;
 	char *mod;
 
 	if (!kallsyms_lookup(target, &size, &off, &mod, name))
-		return true;
-	return str_has_prefix(name, "__x86_indirect_");
+		return KP_EXIT_INDIRECT;
+	if (str_has_prefix(name, "__x86_indirect_"))
+		return KP_EXIT_INDIRECT;
+	if (!strstr(name, ".cold"))
+		return KP_EXIT_PLAIN;
+	*cstart = target - off;
+	*cend = target - off + size;
+	return KP_EXIT_COLD;
 }
 
 /*
  * Decode the function [@fstart, @fend) and check that nothing can
- * enter the region [@start, @end) but its first byte.
+ * enter the region [@start, @end) but its first byte.  @cold: this is a
+ * cold part (its own exits are not followed further).
  */
 static int kp_check_function(unsigned long fstart, unsigned long fend,
-			     unsigned long start, unsigned long end)
+			     unsigned long start, unsigned long end,
+			     bool cold)
 {
+	unsigned long pos, target, cstart, cend, checked = 0;
 	kprobe_opcode_t buf[MAX_INSN_SIZE];
-	unsigned long pos, target;
 	struct insn insn;
-	bool jump;
 	int ret;
 
 	for (pos = fstart; pos < fend; pos += insn.length) {
@@ -312,32 +327,28 @@ static int kp_check_function(unsigned long fstart, unsigned long fend,
 			continue;
 		if (target > start && target < end)
 			return -EBUSY;
-		jump = insn.opcode.bytes[0] != 0xe8;
-		if (jump && (target < fstart || target >= fend) &&
-		    kp_jumps_through_thunk(target))
+		/* Calls return; jumps inside the function are checked. */
+		if (insn.opcode.bytes[0] == 0xe8 ||
+		    (target >= fstart && target < fend))
+			continue;
+		switch (kp_classify_exit(target, &cstart, &cend)) {
+		case KP_EXIT_INDIRECT:
 			return -EBUSY;
+		case KP_EXIT_COLD:
+			if (cold || cstart == checked)
+				break;
+			if (cend - cstart > KP_MAX_FUNC_SIZE)
+				return -E2BIG;
+			ret = kp_check_function(cstart, cend, start, end, true);
+			if (ret)
+				return ret;
+			checked = cstart;
+			break;
+		default:
+			break;
+		}
 	}
 	return pos == fend ? 0 : -EILSEQ;
-}
-
-/*
- * GCC moves unlikely paths of a function into "<name>.cold", which jumps
- * back into the function: check its jumps too.
- */
-static int kp_check_cold_part(unsigned long fstart, unsigned long start,
-			      unsigned long end)
-{
-	char name[KSYM_NAME_LEN + sizeof(".cold")];
-	unsigned long cold, size, off;
-	char *mod;
-
-	if (!kallsyms_lookup(fstart, &size, &off, &mod, name))
-		return 0;
-	strlcat(name, ".cold", sizeof(name));
-	cold = kallsyms_lookup_name(name);
-	if (!cold || !kallsyms_lookup_size_offset(cold, &size, &off) || off)
-		return 0;
-	return kp_check_function(cold, cold + size, start, end);
 }
 
 /* Is any byte of [@start, @end) patched by someone else? */
@@ -462,9 +473,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 		goto fail;
 	}
 	ret = kp_check_function(addr - off, addr - off + size, addr,
-				addr + len);
-	if (!ret)
-		ret = kp_check_cold_part(addr - off, addr, addr + len);
+				addr + len, false);
 	if (ret)
 		goto fail;
 
