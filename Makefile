@@ -10,6 +10,8 @@
 #   make patches-check  apply it to a fresh base, build and checkpatch each patch
 #   make shell     boot to a shell in the guest
 #   make kconfig-check  Debian configs give the same options with ours
+#   make check-clients  perf probe, bpftrace, bcc and BTF probe events in a
+#                  Debian guest (IMPL=base: against the base tree's own code)
 #
 # Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
 # (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
@@ -53,7 +55,7 @@ export ARCH_HOST := $(shell uname -m)
 all: check
 
 help:
-	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(HARNESS)/setup.sh $(ARCH)
@@ -96,6 +98,47 @@ shell: initramfs
 .PHONY: bench
 bench: initramfs
 	@$(HARNESS)/bench.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+
+# make check-clients: the distribution's clients (perf probe, bpftrace,
+# bcc, bpftool) in a Debian bookworm root (a cached ext4 image, read-only),
+# on a kernel with BTF (config/clients.config) built into
+# build/ARCH-clients; results in build/results/ARCH-clients.tap.
+# IMPL=base runs the same checks on the untouched base tree (the baseline,
+# build/ARCH-clients-base).
+IMPL		?= ours
+CLIENTS_FTRACE	?= test.d/dynevent/add_remove_btfarg.tc,test.d/dynevent/fprobe_syntax_errors.tc,test.d/kprobe/kprobe_syntax_errors.tc
+CLIENTS_TIMEOUT	?= 3600
+ifeq ($(IMPL),base)
+CLIENTS_VARIANT	:= $(ARCH)-clients-base
+CLIENTS_SRC	:= $(BUILD)/base
+CLIENTS_TREE	:= base
+CLIENTS_ENV	:= PROBES_CONFIG_MISSING_OK=1
+else
+CLIENTS_VARIANT	:= $(ARCH)-clients
+CLIENTS_SRC	:= $(BUILD)/src
+CLIENTS_TREE	:= overlay
+CLIENTS_ENV	:=
+endif
+CLIENTS_OUT	:= $(BUILD)/$(CLIENTS_VARIANT)
+CLIENTS_ROOTFS	:= $(BUILD)/clients-rootfs.ext4
+
+.PHONY: check-clients
+check-clients: $(CLIENTS_TREE)
+	@$(HARNESS)/setup.sh $(ARCH) clients
+	@$(HARNESS)/mkrootfs.sh $(CLIENTS_ROOTFS)
+	@$(CLIENTS_ENV) $(HARNESS)/build.sh $(ARCH) $(CLIENTS_SRC) $(CLIENTS_OUT) \
+		$(FRAGMENTS) $(HARNESS)/config/clients.config
+	@$(HARNESS)/mkinitramfs.sh $(ARCH) $(CLIENTS_OUT) $(CLIENTS_SRC) . $(CLIENTS_OUT)/initramfs.cpio.gz
+	@rm -rf $(RESULTS)/$(CLIENTS_VARIANT) && mkdir -p $(RESULTS)/$(CLIENTS_VARIANT)
+	@$(HARNESS)/ftrace-cases.sh $(CLIENTS_SRC) "$(CLIENTS_FTRACE)" \
+		$(RESULTS)/$(CLIENTS_VARIANT)/ftrace-skips.txt > $(RESULTS)/$(CLIENTS_VARIANT)/ftrace-cases.txt
+	@QEMU_EXTRA="-drive file=$$(realpath $(CLIENTS_ROOTFS)),if=virtio,format=raw,readonly=on \
+		-virtfs local,path=$$(realpath $(CLIENTS_OUT)),mount_tag=kbuild,security_model=none,readonly=on" \
+		$(HARNESS)/qemu.sh $(ARCH) $(CLIENTS_OUT)/kernel-image $(CLIENTS_OUT)/initramfs.cpio.gz clients \
+		$(LOGS)/$(CLIENTS_VARIANT).log $(RESULTS)/$(CLIENTS_VARIANT) $(CLIENTS_TIMEOUT) \
+		kunit.enable=0 $(CMDLINE) || true
+	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(CLIENTS_VARIANT) $(LOGS)/$(CLIENTS_VARIANT).log \
+		$(RESULTS)/$(CLIENTS_VARIANT).tap clients
 
 patches: base
 	@$(HARNESS)/patches.sh . $(BUILD)

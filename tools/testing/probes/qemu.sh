@@ -8,7 +8,9 @@
 # The console goes to LOG (and to stdout when VERBOSE=1 or MODE=run);
 # RESULTS_DIR is shared with the guest over 9p as /results.  KVM is used
 # only when a test guest really runs under it (see kvm_works), otherwise
-# TCG.  Exit status: 0 when the guest powered off by itself, 124 on
+# TCG.  QEMU_EXTRA adds QEMU arguments (make check-clients: the root
+# image as a read-only virtio disk, the kernel build as a 9p share).
+# Exit status: 0 when the guest powered off by itself, 124 on
 # time-out, else QEMU's status.
 set -uo pipefail
 
@@ -72,6 +74,8 @@ echo "  QEMU     $arch ($accel) mode=$mode timeout=${tmo}s log=${log#$PWD/}"
 qemu+=(-smp 2,sockets=2,cores=1,threads=1 -m 2G -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-virtfs "local,path=$results,mount_tag=results,security_model=none,id=results")
+# shellcheck disable=SC2206 # QEMU_EXTRA is a list of words
+[ -n "${QEMU_EXTRA:-}" ] && qemu+=($QEMU_EXTRA)
 
 if [ "${VERBOSE:-0}" = 1 ] || [ "$mode" = run ] || [ "$mode" = shell ]; then
 	timeout --foreground -k 5 "$tmo" "${qemu[@]}" 2>&1 | tee "$log"

@@ -8,7 +8,10 @@
 #
 # Anything missing is a failure: a KUnit suite that did not report, fewer
 # ftracetest results than cases, a guest that never reached the end of
-# its script.  So is any oops, BUG, WARNING, lockdep, KASAN, KFENCE, UBSAN,
+# its script.  In MODE clients (make check-clients) a skipped ftracetest
+# case fails (BTF is on there), the failing checks' guest output is kept
+# in a directory named like TAP_OUT beside LOG, and the clients' versions
+# are printed once.  So is any oops, BUG, WARNING, lockdep, KASAN, KFENCE, UBSAN,
 # RCU or sleep-in-atomic report on the console (splat.sh).  With
 # REPORT_DEBUG=1 (make check DEBUG=1) the debug facilities must have been
 # on.  Exit status 1 if anything failed.
@@ -42,7 +45,9 @@ merge_tap() {
 		rest=${line#"$indent"}
 		[ "${rest:0:1}" = " " ] && continue
 		name=$(echo "$rest" | sed -E 's/^(not )?ok [0-9]+ //; s/ *#.*$//')
-		if echo "$rest" | grep -qiE '# *(SKIP|XFAIL)'; then
+		if echo "$rest" | grep -qiE '# *(SKIP|XFAIL)' && [ -n "${MERGE_SKIP_FAILS:-}" ]; then
+			emit fail "$prefix$name" "did not run: $(echo "$rest" | sed -E 's/.*# *//')"
+		elif echo "$rest" | grep -qiE '# *(SKIP|XFAIL)'; then
 			emit skip "$prefix$name" "$(echo "$rest" | sed -E 's/.*# *//')"
 		elif [ "${rest:0:3}" = "ok " ]; then
 			emit ok "$prefix$name"
@@ -91,6 +96,40 @@ if [ "$mode" = check ]; then
 	[ -f "$res/samples.tap" ] || emit fail "samples" "sample checks did not run"
 	[ -s "$res/reliability.tap" ] || emit fail "reliability" "reliability checks did not run"
 	[ -s "$res/lockdown.tap" ] || emit fail "lockdown" "lockdown boots did not run"
+fi
+
+if [ "$mode" = clients ]; then
+	sed 's/^/  VERSION  /' "$res/clients-versions.txt" 2>/dev/null ||
+		echo "  VERSION  (the guest reported no client versions)"
+	expect_ftrace=$(cat "$res/ftrace-cases.txt" 2>/dev/null | wc -l)
+	f=$res/ftrace.ktap
+	if [ "$expect_ftrace" != 0 ]; then
+		if [ -s "$f" ]; then
+			before=$n
+			MERGE_SKIP_FAILS=1 merge_tap "ftrace:" "$f"
+			got=$((n - before))
+			[ "$got" = "$expect_ftrace" ] ||
+				emit fail "ftrace:all-cases-reported" "$got of $expect_ftrace cases reported"
+		else
+			emit fail "ftrace" "no ftracetest results"
+		fi
+	fi
+	if [ -s "$res/clients.tap" ]; then
+		merge_tap "" "$res/clients.tap"
+	else
+		emit fail "clients" "the client checks did not run"
+	fi
+	grep -q 'probes: clients checks done' "$log" ||
+		emit fail "clients:all-checks-ran" "the guest did not reach the end of the checks"
+	# What the failing checks printed, for people.
+	keep=$(dirname "$log")/$(basename "$tap" .tap)
+	rm -rf "$keep"
+	grep '^not ok ' "$res/clients.tap" 2>/dev/null | sed -E 's/^not ok [0-9]+ //; s/ *#.*$//' |
+	while read -r c; do
+		mkdir -p "$keep"
+		cp "$res/clients-logs/$c.log" "$keep/$c.log" 2>/dev/null &&
+			echo "  LOG      $c: ${keep#$PWD/}/$c.log"
+	done
 fi
 
 # The guest ran its script to the end.

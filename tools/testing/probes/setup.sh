@@ -4,7 +4,9 @@
 # Install what the harness needs on a Debian 12 host, once.  A second run
 # installs nothing: packages already present are not asked for again.
 #
-# Usage: setup.sh ARCH
+# Usage: setup.sh ARCH [clients]
+# "clients" adds what make check-clients needs (debootstrap for its root
+# image, mkfs.ext4 to pack it).
 set -euo pipefail
 
 arch=${1:-x86_64}
@@ -12,6 +14,7 @@ pkgs=(linux-source-6.12 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
       busybox-static bash-static qemu-system-x86 ccache rsync git xz-utils
       python3 perl dwarves)
 [ "$arch" = arm64 ] && pkgs+=(gcc-aarch64-linux-gnu qemu-system-arm)
+[ "${2:-}" = clients ] && pkgs+=(debootstrap e2fsprogs)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,433 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-clients: the distribution's probe clients (perf, bpftrace,
+# bcc, bpftool) and the BTF side of tracefs, run as a user runs them, in
+# the Debian root (guest/clients.sh chroots here).
+#
+# Each check is a function c_<name> run in its own bash under a time-out;
+# its output goes to /results/clients-logs/<name>.log, and when it fails
+# its last "why:" line is the reason in the TAP line.  Expected values
+# come from what the workload does (a file of known size read by cat,
+# opened O_RDONLY), never from what a probe printed before.
+#
+#   clients-checks.sh            run them all, TAP in /results/clients.tap
+#   clients-checks.sh --one NAME run one check (the runner's child)
+. /opt/probes/lib.sh
+
+LOGS=/results/clients-logs
+MARKER=/tmp/probes-clients-marker
+W=/tmp/clients-work
+# bcc's tools are Python: their lines reach the log as they come.
+export PYTHONUNBUFFERED=1
+
+# --- helpers ----------------------------------------------------------------
+
+# Each check runs in its own bash (--one): the first reason ends it.
+why() { echo "why: $*"; exit 1; }
+
+# The workload: cat a file of known content.  cat opens it O_RDONLY
+# (f_flags O_RDONLY|O_LARGEFILE), reads it (one read returns its size),
+# reads again (0 at EOF).
+marker_size() { stat -c %s $MARKER; }
+
+# drive_until LOG PATTERN SECS: run the workload once a second until LOG
+# matches PATTERN (a tool started in the background writes LOG) or SECS
+# pass.
+drive_until() {
+	local log=$1 pat=$2 secs=$3 i
+	for i in $(seq "$secs"); do
+		cat $MARKER > /dev/null
+		grep -qE -- "$pat" "$log" 2>/dev/null && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# wait_for LOG PATTERN SECS: wait until LOG matches PATTERN.
+wait_for() {
+	local i
+	for i in $(seq "$3"); do
+		grep -qE -- "$2" "$1" 2>/dev/null && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# $BG TOOL ARGS... > LOG &: a tool in the background that still takes
+# Ctrl-C (bash starts background jobs with SIGINT ignored, and Python
+# then never installs its handler: bcc's tools print their tables on it).
+BG="env --default-signal=INT"
+
+# stop_bg PID: end a background tool as a user would (Ctrl-C), then wait.
+stop_bg() {
+	kill -INT "$1" 2>/dev/null
+	for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || break; sleep 1; done
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+# A tracefs event with a comm filter, the workload, the trace.
+# tracefs_event KIND DEFINITION: KIND kprobe or fprobe; defines it as
+# clients/<name>, enables it for comm "cat" only, runs the workload and
+# leaves the trace in $W/trace and the format in $W/format.
+tracefs_event() {
+	local file=$1 def=$2 name
+	name=${def%% *}
+	name=${name#*:clients/}
+	trace_reset
+	echo "# $def >> $file"
+	echo "$def" >> $TRACING/$file || { cat $TRACING/error_log; why "definition refused"; }
+	cat $TRACING/events/clients/$name/format > $W/format
+	cat $W/format
+	echo 'comm == "cat"' > $TRACING/events/clients/$name/filter
+	echo 1 > $TRACING/events/clients/$name/enable
+	cat $MARKER > /dev/null
+	echo 0 > $TRACING/events/clients/$name/enable
+	grep -v '^#' $TRACING/trace > $W/trace
+	echo "# trace:"
+	head -20 $W/trace
+	echo "-:clients/$name" >> $TRACING/dynamic_events
+	[ -s $W/trace ] || why "no trace line for comm cat"
+}
+
+# format_has FIELD: the event format lists the field.
+format_has() {
+	grep -qE "field:[^;]* $1;" $W/format || why "format has no field $1"
+}
+
+# --- perf probe -------------------------------------------------------------
+
+c_perf_probe_add() {
+	perf probe -a vfs_read || why "perf probe -a vfs_read failed"
+	cat $TRACING/kprobe_events
+	grep -qE '^p:probe/vfs_read ' $TRACING/kprobe_events ||
+		why "no p:probe/vfs_read in kprobe_events"
+}
+
+c_perf_probe_return() {
+	perf probe -a 'vfs_read%return $retval' || why "perf probe -a 'vfs_read%return \$retval' failed"
+	cat $TRACING/kprobe_events
+	grep -qE '^r[0-9]*:probe/vfs_read__return .*=\$retval' $TRACING/kprobe_events ||
+		why "no r:probe/vfs_read__return with \$retval in kprobe_events"
+}
+
+c_perf_probe_register_typed() {
+	perf probe -a 'openat2=do_sys_openat2 dfd=%di:s32' ||
+		why "perf probe -a 'openat2=do_sys_openat2 dfd=%di:s32' failed"
+	cat $TRACING/kprobe_events
+	grep -qE '^p:probe/openat2 .* dfd=%di:s32' $TRACING/kprobe_events ||
+		why "no p:probe/openat2 with dfd=%di:s32 in kprobe_events"
+}
+
+# Argument names, as perf knows them (from the DWARF of vmlinux: a -dbg
+# package's file, here the build's vmlinux).
+c_perf_probe_named_args() {
+	perf probe -a 'vfs_read_args=vfs_read file count' ||
+		why "perf probe -a 'vfs_read_args=vfs_read file count' failed"
+	cat $TRACING/kprobe_events
+	grep -qE '^p:probe/vfs_read_args .* file=[^ ]+ .*count=[^ ]+' $TRACING/kprobe_events ||
+		why "no p:probe/vfs_read_args with file= and count= in kprobe_events"
+}
+
+c_perf_probe_list() {
+	local e out
+	out=$(perf probe -l 2>&1)
+	echo "$out"
+	for e in vfs_read vfs_read__return openat2 vfs_read_args; do
+		echo "$out" | grep -qE "^ *probe:$e +\(on " || why "perf probe -l does not list probe:$e"
+	done
+}
+
+c_perf_record_script() {
+	local size out
+	size=$(marker_size)
+	cd $W || return 1
+	perf record -q -o $W/perf.data -e probe:vfs_read__return -e probe:vfs_read_args \
+		-e probe:openat2 -- cat $MARKER > /dev/null || why "perf record failed"
+	out=$(perf script -i $W/perf.data 2>&1)
+	echo "$out"
+	echo "$out" | grep -qE "^ *cat .* probe:vfs_read__return: .* arg1=($size|$(printf '0x%x' "$size"))\$" ||
+		why "perf script: no probe:vfs_read__return sample of cat returning $size"
+	echo "$out" | grep -qE '^ *cat .* probe:vfs_read_args: .* count=' ||
+		why "perf script: no probe:vfs_read_args sample of cat"
+	echo "$out" | grep -qE '^ *cat .* probe:openat2: .* dfd=-100( |$)' ||
+		why "perf script: no probe:openat2 sample with dfd=-100 (AT_FDCWD)"
+}
+
+c_perf_stat() {
+	local n
+	perf stat -x, -o $W/stat.txt -e probe:vfs_read -- cat $MARKER > /dev/null ||
+		why "perf stat failed"
+	cat $W/stat.txt
+	n=$(grep -E ',probe:vfs_read(,|$)' $W/stat.txt | cut -d, -f1)
+	# cat reads the file and then reads again to see its end: >= 2.
+	[ -n "$n" ] && [ "$n" -ge 2 ] 2>/dev/null ||
+		why "perf stat counted '${n:-nothing}' probe:vfs_read hits of cat, expected >= 2"
+}
+
+c_perf_probe_del() {
+	perf probe -d 'probe:*' || why "perf probe -d 'probe:*' failed"
+	cat $TRACING/kprobe_events
+	! grep -q ':probe/' $TRACING/kprobe_events || why "probe/ events left in kprobe_events"
+}
+
+# --- bpftrace ---------------------------------------------------------------
+
+c_bpftrace_info() {
+	bpftrace --info > $W/bpftrace-info.txt 2>&1
+	cat $W/bpftrace-info.txt
+	cp $W/bpftrace-info.txt /results/bpftrace-info.txt
+	local f
+	for f in 'kprobe_multi' 'kfunc' 'btf'; do
+		grep -qiE "^ *$f: *yes" $W/bpftrace-info.txt || why "bpftrace --info: $f not yes"
+	done
+}
+
+c_bpftrace_kprobe_count() {
+	local out n
+	out=$(bpftrace -e 'kprobe:vfs_read /pid == cpid/ { @reads = count(); }' -c "cat $MARKER" 2>&1)
+	echo "$out"
+	n=$(echo "$out" | sed -n 's/^@reads: *//p')
+	[ -n "$n" ] && [ "$n" -ge 2 ] 2>/dev/null || why "@reads is '${n:-missing}', expected >= 2"
+}
+
+c_bpftrace_kretprobe_retval() {
+	local out size
+	size=$(marker_size)
+	out=$(bpftrace -e 'kretprobe:vfs_read /pid == cpid/ { printf("ret=%d\n", retval); }' \
+		-c "cat $MARKER" 2>&1)
+	echo "$out"
+	echo "$out" | grep -qx "ret=$size" || why "no ret=$size (the file's size) from kretprobe:vfs_read"
+	echo "$out" | grep -qx "ret=0" || why "no ret=0 (end of file) from kretprobe:vfs_read"
+}
+
+c_bpftrace_kprobe_arg0() {
+	local out
+	out=$(bpftrace -e 'kprobe:do_sys_openat2 /pid == cpid/ { printf("dfd=%d path=%s\n", arg0, str(arg1)); }' \
+		-c "cat $MARKER" 2>&1)
+	echo "$out"
+	echo "$out" | grep -qx "dfd=-100 path=$MARKER" ||
+		why "no 'dfd=-100 path=$MARKER' (AT_FDCWD, the file cat opens)"
+}
+
+# A wildcard attaches as one kprobe_multi link (fprobe), not as one kprobe
+# per function: bpftool shows one such link, and the kprobes list has no
+# vfs_ functions.
+c_bpftrace_kprobe_multi() {
+	local pid n
+	$BG bpftrace -B none -e 'kprobe:vfs_* { @[probe] = count(); }' > $W/multi.out 2>&1 &
+	pid=$!
+	if ! wait_for $W/multi.out '^Attaching' 120; then
+		cat $W/multi.out
+		stop_bg $pid
+		why "bpftrace did not attach"
+	fi
+	sleep 3
+	cat $MARKER > /dev/null
+	bpftool link show > $W/links.txt 2>&1
+	cat /sys/kernel/debug/kprobes/list > $W/kprobes-list.txt 2>&1
+	stop_bg $pid
+	cat $W/multi.out
+	echo "# bpftool link show:"
+	cat $W/links.txt
+	echo "# /sys/kernel/debug/kprobes/list:"
+	cat $W/kprobes-list.txt
+	n=$(grep -cE '^[0-9]+: +kprobe_multi ' $W/links.txt)
+	[ "$n" = 1 ] || why "bpftool link show: $n kprobe_multi links, expected 1"
+	! grep -qE ' vfs_[a-z_0-9]+\+' $W/kprobes-list.txt ||
+		why "vfs_ functions have kprobes: not attached through kprobe_multi"
+	grep -qE '^@\[kprobe:vfs_read\]: [1-9]' $W/multi.out || why "no hits counted for kprobe:vfs_read"
+}
+
+c_bpftrace_kfunc() {
+	local out size
+	size=$(marker_size)
+	out=$(bpftrace -e 'kfunc:vfs_read /pid == cpid/ { printf("count=%d i_size=%d\n", args->count, args->file->f_inode->i_size); }' \
+		-c "cat $MARKER" 2>&1)
+	echo "$out"
+	echo "$out" | grep -qE "^count=[1-9][0-9]* i_size=$size\$" ||
+		why "no kfunc:vfs_read line with the file's i_size $size"
+}
+
+# --- bcc --------------------------------------------------------------------
+
+c_bcc_funccount() {
+	local pid
+	$BG funccount-bpfcc 'vfs_*' > $W/funccount.out 2>&1 &
+	pid=$!
+	if ! wait_for $W/funccount.out '^Tracing' 600; then
+		cat $W/funccount.out
+		stop_bg $pid
+		why "funccount did not start tracing"
+	fi
+	for _ in 1 2 3 4 5; do cat $MARKER > /dev/null; sleep 1; done
+	stop_bg $pid
+	cat $W/funccount.out
+	grep -qE "^(b')?vfs_read'? +[1-9]" $W/funccount.out || why "funccount: no count for vfs_read"
+}
+
+c_bcc_trace_arg() {
+	local pid
+	$BG trace-bpfcc 'do_sys_openat2 "%s", arg2' > $W/trace-arg.out 2>&1 &
+	pid=$!
+	drive_until $W/trace-arg.out "cat +do_sys_openat2 +$MARKER\$" 400
+	stop_bg $pid
+	cat $W/trace-arg.out
+	grep -qE "cat +do_sys_openat2 +$MARKER\$" $W/trace-arg.out ||
+		why "trace: no do_sys_openat2 line of cat with $MARKER"
+}
+
+c_bcc_trace_retval() {
+	local pid size
+	size=$(marker_size)
+	$BG trace-bpfcc -n cat 'r::vfs_read "ret=%d", retval' > $W/trace-ret.out 2>&1 &
+	pid=$!
+	drive_until $W/trace-ret.out "cat +vfs_read +ret=$size\$" 400
+	stop_bg $pid
+	cat $W/trace-ret.out
+	grep -qE "cat +vfs_read +ret=$size\$" $W/trace-ret.out ||
+		why "trace: no vfs_read return of cat with ret=$size"
+}
+
+# --- tracefs with BTF -------------------------------------------------------
+
+c_tracefs_readme_btf() {
+	grep -F '<argname>' $TRACING/README || why "README: no <argname> (PROBE_EVENTS_BTF_ARGS off?)"
+	grep -F -- '->field' $TRACING/README || why "README: no ->field access"
+}
+
+# $arg* expands to vfs_read(file, buf, count, pos).
+args_star() {
+	local f
+	for f in file buf count pos; do format_has $f || return 1; done
+	grep -qE ' count=[1-9]' $W/trace || why "no count=N in the trace"
+}
+
+c_tracefs_kprobe_args_star() {
+	tracefs_event kprobe_events 'p:clients/kpstar vfs_read $arg*' && args_star
+}
+
+c_tracefs_fprobe_args_star() {
+	tracefs_event dynamic_events 'f:clients/fpstar vfs_read $arg*' && args_star
+}
+
+named_args() {
+	format_has file && format_has count || return 1
+	grep -qE ' file=0x[0-9a-f]+ count=[1-9]' $W/trace || why "no file=0x... count=N in the trace"
+}
+
+c_tracefs_kprobe_named_args() {
+	tracefs_event kprobe_events 'p:clients/kpnamed vfs_read file count' && named_args
+}
+
+c_tracefs_fprobe_named_args() {
+	tracefs_event dynamic_events 'f:clients/fpnamed vfs_read file count' && named_args
+}
+
+# vfs_read() returns ssize_t: BTF makes $retval signed 64-bit, printed in
+# decimal; cat reads the whole file in one call.
+typed_retval() {
+	local size
+	size=$(marker_size)
+	grep -qE 'field:s64 ret;' $W/format || why "ret is not s64 in the format"
+	grep -qE " ret=$size\$" $W/trace || why "no ret=$size in the trace"
+	grep -qE ' ret=0$' $W/trace || why "no ret=0 (end of file) in the trace"
+}
+
+c_tracefs_kretprobe_typed_retval() {
+	tracefs_event kprobe_events 'r:clients/krret vfs_read ret=$retval' && typed_retval
+}
+
+c_tracefs_fprobe_typed_retval() {
+	tracefs_event dynamic_events 'f:clients/fpret vfs_read%return ret=$retval' && typed_retval
+}
+
+# file->f_flags is an unsigned int: u32 from BTF.  cat opens the file
+# O_RDONLY, the kernel adds O_LARGEFILE (0100000).
+struct_field() {
+	grep -qE 'field:u32 flags;' $W/format || why "flags is not u32 in the format"
+	grep -qE ' flags=(32768|0x8000)$' $W/trace || why "no flags=32768 (O_RDONLY|O_LARGEFILE) in the trace"
+}
+
+c_tracefs_kprobe_struct_field() {
+	tracefs_event kprobe_events 'p:clients/kpfield vfs_read flags=file->f_flags' && struct_field
+}
+
+c_tracefs_fprobe_struct_field() {
+	tracefs_event dynamic_events 'f:clients/fpfield vfs_read flags=file->f_flags' && struct_field
+}
+
+# --- the runner -------------------------------------------------------------
+
+# name:timeout, in the order they run (the perf probe checks share the
+# events they add; perf_probe_del removes them).
+CHECKS="
+tracefs_readme_btf:30
+tracefs_kprobe_args_star:60
+tracefs_fprobe_args_star:60
+tracefs_kprobe_named_args:60
+tracefs_fprobe_named_args:60
+tracefs_kretprobe_typed_retval:60
+tracefs_fprobe_typed_retval:60
+tracefs_kprobe_struct_field:60
+tracefs_fprobe_struct_field:60
+perf_probe_add:300
+perf_probe_return:300
+perf_probe_register_typed:300
+perf_probe_named_args:300
+perf_probe_list:120
+perf_record_script:300
+perf_stat:120
+perf_probe_del:120
+bpftrace_info:120
+bpftrace_kprobe_count:300
+bpftrace_kretprobe_retval:300
+bpftrace_kprobe_arg0:300
+bpftrace_kprobe_multi:400
+bpftrace_kfunc:300
+bcc_funccount:900
+bcc_trace_arg:900
+bcc_trace_retval:900
+"
+
+if [ "${1:-}" = --one ]; then
+	mkdir -p $W
+	"c_$2"
+	exit $?
+fi
+
+mkdir -p $LOGS $W
+tap_begin /results/clients.tap
+printf 'probes-clients marker: a file of known size\n' > $MARKER
+
+# The clients' versions, once.
+{
+	echo "perf: $(perf --version 2>&1)"
+	echo "bpftrace: $(bpftrace --version 2>&1)"
+	echo "bpftool: $(bpftool version 2>&1 | head -1)"
+	echo "bcc: $(dpkg-query -W -f '${Version}' python3-bpfcc 2>&1)"
+	echo "debian: $(cat /etc/debian_version)"
+} > /results/clients-versions.txt
+sed 's/^/probes: version /' /results/clients-versions.txt
+
+for c in $CHECKS; do
+	name=${c%%:*} tmo=${c##*:}
+	tname=$(echo "$name" | sed 's/_/:/; s/_/-/g')
+	log=$LOGS/$tname.log
+	echo "probes: clients check $tname (time-out ${tmo}s)"
+	t0=$(date +%s)
+	timeout -k 10 "$tmo" bash "$0" --one "$name" > "$log" 2>&1
+	rc=$?
+	echo "# ${tname}: exit $rc after $(($(date +%s) - t0))s" >> "$log"
+	if [ $rc = 0 ]; then
+		tap_result ok "$tname"
+	elif [ $rc = 124 ] || [ $rc = 137 ]; then
+		tap_result fail "$tname" "timed out after ${tmo}s"
+	else
+		tap_result fail "$tname" "$(sed -n 's/^why: //p' "$log" | head -1)"
+	fi
+	case $name in tracefs_*) trace_reset > /dev/null 2>&1 ;; esac
+done
+echo "probes: clients checks done"
