@@ -35,7 +35,7 @@ image=$cache/rootfs-$suite-$key.ext4
 mkdir -p "$cache" "$(dirname "$link")"
 if [ -s "$image" ]; then
 	log ROOTFS "cached ${image} ($(du -h "$image" | cut -f1))"
-	ln -sfn "$image" "$link"
+	ln -sfn "$image" "$link.new" && mv -T "$link.new" "$link"
 	exit 0
 fi
 
@@ -62,7 +62,7 @@ mirror=${CLIENTS_MIRROR:-$(host_mirror | head -1)}
 exec 8> "$cache/.lock"
 flock 8
 if [ -s "$image" ]; then
-	ln -sfn "$image" "$link"
+	ln -sfn "$image" "$link.new" && mv -T "$link.new" "$link"
 	exit 0
 fi
 
@@ -99,5 +99,5 @@ chroot "$root" dpkg-query -W -f '${Package} ${Version}\n' "${pkgs[@]}" \
 mb=$(( $(du -sm "$root" | cut -f1) * 12 / 10 + 64 ))
 mkfs.ext4 -q -F -L probes-clients -d "$root" "$image.tmp" "${mb}M" > /dev/null
 mv "$image.tmp" "$image"
-ln -sfn "$image" "$link"
+ln -sfn "$image" "$link.new" && mv -T "$link.new" "$link"
 log ROOTFS "$image ($(du -h "$image" | cut -f1), $(($(date +%s) - t0))s)"
