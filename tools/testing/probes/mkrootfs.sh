@@ -20,7 +20,7 @@
 # use is in the image.
 set -euo pipefail
 
-link=$(realpath -m "$1")
+link=$(realpath -m "$(dirname "$1")")/$(basename "$1")
 here=$(dirname "$(realpath "$0")")
 suite=bookworm
 # The clients, and xz-utils for bcc to unpack /sys/kernel/kheaders.tar.xz.

@@ -206,9 +206,10 @@ c_bpftrace_kretprobe_retval() {
 	echo "$out" | grep -qx "ret=0" || why "no ret=0 (end of file) from kretprobe:vfs_read"
 }
 
+# arg1 (the path) is a user pointer: uptr() makes str() read user memory.
 c_bpftrace_kprobe_arg0() {
 	local out
-	out=$(bpftrace -e 'kprobe:do_sys_openat2 /pid == cpid/ { printf("dfd=%d path=%s\n", arg0, str(arg1)); }' \
+	out=$(bpftrace -e 'kprobe:do_sys_openat2 /pid == cpid/ { printf("dfd=%d path=%s\n", arg0, str(uptr(arg1))); }' \
 		-c "$CAT $MARKER" 2>&1)
 	echo "$out"
 	echo "$out" | grep -qx "dfd=-100 path=$MARKER" ||
