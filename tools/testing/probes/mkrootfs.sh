@@ -21,7 +21,6 @@
 set -euo pipefail
 
 link=$(realpath -m "$(dirname "$1")")/$(basename "$1")
-here=$(dirname "$(realpath "$0")")
 suite=bookworm
 # The clients, and xz-utils for bcc to unpack /sys/kernel/kheaders.tar.xz.
 pkgs=(linux-perf bpftrace bpfcc-tools bpftool kmod procps xz-utils coreutils)

@@ -38,8 +38,8 @@ marker_size() { stat -c %s $MARKER; }
 # matches PATTERN (a tool started in the background writes LOG) or SECS
 # pass.
 drive_until() {
-	local log=$1 pat=$2 secs=$3 i
-	for i in $(seq "$secs"); do
+	local log=$1 pat=$2 secs=$3
+	for _ in $(seq "$secs"); do
 		cat $MARKER > /dev/null
 		grep -qE -- "$pat" "$log" 2>/dev/null && return 0
 		sleep 1
@@ -49,8 +49,7 @@ drive_until() {
 
 # wait_for LOG PATTERN SECS: wait until LOG matches PATTERN.
 wait_for() {
-	local i
-	for i in $(seq "$3"); do
+	for _ in $(seq "$3"); do
 		grep -qE -- "$2" "$1" 2>/dev/null && return 0
 		sleep 1
 	done
