@@ -55,7 +55,7 @@ export ARCH_HOST := $(shell uname -m)
 all: check
 
 help:
-	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@$(HARNESS)/setup.sh $(ARCH)
