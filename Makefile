@@ -58,7 +58,7 @@ help:
 	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
-	@$(HARNESS)/setup.sh $(ARCH)
+	@PROBES_BUILD=$(BUILD) $(HARNESS)/setup.sh $(ARCH)
 
 base: setup
 	@$(HARNESS)/prepare-base.sh $(BUILD)

@@ -16,8 +16,12 @@ here=$repo/tools/testing/probes
 
 case $arch in
 x86_64) busybox=/bin/busybox bash=/bin/bash-static ;;
-arm64)  busybox=${ARM64_BUSYBOX:?} bash=${ARM64_BASH:?} ;;
+arm64)  busybox=${ARM64_BUSYBOX:-${out%/*}/arm64-userland/bin/busybox}
+	bash=${ARM64_BASH:-${out%/*}/arm64-userland/bin/bash-static} ;;
 esac
+# The applet names; the host's busybox (same Debian version) lists them
+# when the guest's cannot run here.
+applets=$("$busybox" --list 2>/dev/null || /bin/busybox --list 2>/dev/null || true)
 
 root=$(mktemp -d "${dest%/*}/initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
@@ -25,7 +29,7 @@ trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,root,etc,results,lib/modules,opt,usr/bin,usr/sbin}
 cp "$busybox" "$root/bin/busybox"
 cp "$bash" "$root/bin/bash"
-for applet in $("$busybox" --list 2>/dev/null || true); do
+for applet in $applets; do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 ln -sf bash "$root/bin/sh"

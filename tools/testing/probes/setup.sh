@@ -7,21 +7,52 @@
 # Usage: setup.sh ARCH [clients]
 # "clients" adds what make check-clients needs (debootstrap for its root
 # image, mkfs.ext4 to pack it).
+#
+# For arm64 it also fetches the arm64 busybox-static and bash-static
+# packages (dpkg --add-architecture arm64, apt-get download) and unpacks
+# them into $PROBES_BUILD/arm64-userland (default build/) for the guest's
+# initramfs.
 set -euo pipefail
 
 arch=${1:-x86_64}
+build=$(realpath -m "${PROBES_BUILD:-build}")
 pkgs=(linux-source-6.12 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
       busybox-static bash-static qemu-system-x86 ccache rsync git xz-utils
       python3 perl dwarves)
-[ "$arch" = arm64 ] && pkgs+=(gcc-aarch64-linux-gnu qemu-system-arm)
+[ "$arch" = arm64 ] && pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-system-arm)
 [ "${2:-}" = clients ] && pkgs+=(debootstrap e2fsprogs)
 
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
 done
+
+# The guest's static userland for arm64: the same Debian packages as the
+# host's, for arm64, unpacked (not installed) under BUILD_DIR.
+arm64_userland() {
+	local dest=$build/arm64-userland tmp p
+	[ -x "$dest/bin/busybox" ] && [ -x "$dest/bin/bash-static" ] && return 0
+	if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+		[ "$(id -u)" = 0 ] || { echo "setup: run as root to add the arm64 architecture" >&2; exit 1; }
+		echo "  SETUP    dpkg --add-architecture arm64"
+		dpkg --add-architecture arm64
+		apt-get update -q >/dev/null
+	fi
+	tmp=$(mktemp -d)
+	chmod 755 "$tmp"
+	for p in busybox-static bash-static; do
+		(cd "$tmp" && apt-get download -q "$p:arm64" >/dev/null 2>&1) ||
+			{ apt-get update -q >/dev/null && (cd "$tmp" && apt-get download -q "$p:arm64" >/dev/null); }
+	done
+	mkdir -p "$dest"
+	for d in "$tmp"/*.deb; do dpkg-deb -x "$d" "$dest"; done
+	rm -rf "$tmp"
+	echo "  SETUP    arm64 busybox and bash in ${dest#$PWD/}"
+}
+
 if [ ${#missing[@]} = 0 ]; then
 	echo "  SETUP    all host packages present"
+	[ "$arch" != arm64 ] || arm64_userland
 	exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -36,3 +67,4 @@ if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>
 fi
 apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
 	{ apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+[ "$arch" != arm64 ] || arm64_userland

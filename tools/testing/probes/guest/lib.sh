@@ -22,6 +22,11 @@ tap_result() {
 	echo "probes: $1 $2 ${3:-}"
 }
 
+# have_module NAME: the module was built for this kernel (a test module
+# whose Kconfig symbol this architecture cannot have is reported as
+# skipped, never as passed).
+have_module() { modinfo "$1" > /dev/null 2>&1; }
+
 # Reset tracing to a clean state between checks.
 trace_reset() {
 	echo 0 > $TRACING/tracing_on

@@ -93,7 +93,9 @@ module_gone_check() {
 	[ -s $KPLIST ] && { echo "kprobes/list not empty after unloading"; return 1; }
 	return 0
 }
-if why=$(module_gone_check); then
+if ! have_module kprobes_gone_test; then
+	tap_result skip "reliability:module-gone" "kprobes_gone_test not built for $(uname -m)"
+elif why=$(module_gone_check); then
 	tap_result ok "reliability:module-gone"
 else
 	tap_result fail "reliability:module-gone" "$why"
@@ -111,6 +113,10 @@ rmmod kprobes_torture_target 2>/dev/null
 # the module's own.
 torture() {
 	local name=$1 secs=$2 strict=$3 flipper=$4 fpid verdict i t0
+	if ! have_module kprobes_torture; then
+		tap_result skip "reliability:$name" "kprobes_torture not built for $(uname -m)"
+		return
+	fi
 	if ! modprobe kprobes_torture duration="$secs" strict="$strict" seed="$torture_seed" \
 		module_probes="$torture_module_probes"; then
 		tap_result fail "reliability:$name" "modprobe kprobes_torture failed"
@@ -175,7 +181,9 @@ flip_enabled() {
 torture torture-strict "$torture_secs" 1 flip_module_and_optimizer
 [ -w $OPTSYSCTL ] && echo 1 > $OPTSYSCTL
 loads=$(sed -n 's/.*loads=\([0-9]*\).*/\1/p' /tmp/flipper.count 2>/dev/null)
-if [ "${loads:-0}" -ge 1 ]; then
+if ! have_module kprobes_torture; then
+	tap_result skip "reliability:torture-module-churn" "kprobes_torture not built for $(uname -m)"
+elif [ "${loads:-0}" -ge 1 ]; then
 	tap_result ok "reliability:torture-module-churn"
 else
 	tap_result fail "reliability:torture-module-churn" "target module never loaded"

@@ -23,6 +23,10 @@ sample() {
 	local name=$1 mod=$2 why after
 	shift 2
 	after=${1}_unloaded
+	if ! have_module "${mod%% *}"; then
+		tap_result skip "sample:$name" "${mod%% *} not built for $(uname -m)"
+		return
+	fi
 	log_mark
 	if ! modprobe $mod; then
 		tap_result fail "sample:$name" "modprobe $mod failed"
