@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef _ASM_ARM64_KPROBES_H
+#define _ASM_ARM64_KPROBES_H
+/*
+ * arm64 side of kprobes: what the generic core and the arch files share.
+ *
+ * A probe is a "BRK #KPROBES_BRK_IMM" written over a whole (4-byte)
+ * instruction.  When it is hit, probes/kprobes.c either simulates the
+ * displaced instruction on the saved registers or runs a copy of it from
+ * an instruction slot (see kprobes.c for the slot layouts).
+ */
+
+#include <asm-generic/kprobes.h>
+
+#ifdef CONFIG_KPROBES
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/types.h>
+#include <asm/probes.h>
+
+/* A probe replaces one whole instruction. */
+typedef u32 kprobe_opcode_t;
+
+/* Slot size in instructions: the copy, then a BRK or a branch back. */
+#define MAX_INSN_SIZE			2
+
+/* Slots come from the generic insn cache (execmem, read-only pages). */
+#define __ARCH_WANT_KPROBES_INSN_SLOT
+
+struct kprobe;
+
+/* Slots are written with the text patching helpers, which flush. */
+static inline void flush_insn_slot(struct kprobe *p)
+{
+}
+
+/*
+ * How the hit path completes one probed instruction; decided once by
+ * arch_prepare_kprobe().  p->ainsn is copied verbatim between the probes
+ * that share an address, so it holds no per-hit state.
+ */
+struct arch_specific_insn {
+	/* Slot: the copy, then BRK #KPROBES_BRK_SS_IMM; or NULL. */
+	kprobe_opcode_t *insn;
+	/* Slot: the copy, then "b <probe address + 4>"; or NULL. */
+	kprobe_opcode_t *boost;
+	/* Simulation on the registers (no slot), or NULL. */
+	probes_handler_t *simulate;
+};
+
+/* The probe this CPU was running when it reentered another one. */
+struct kprobe_outer {
+	struct kprobe *kp;
+	unsigned long status;
+	unsigned long saved_irq;
+};
+
+/* per-cpu kprobe control block */
+struct kprobe_ctlblk {
+	unsigned long kprobe_status;
+	/* PSTATE.I and .F of the trapped context while a copy runs. */
+	unsigned long saved_irq;
+	struct kprobe_outer outer;
+};
+
+void arch_remove_kprobe(struct kprobe *p);
+int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr);
+
+extern const int kretprobe_blacklist_size;
+
+#endif /* CONFIG_KPROBES */
+
+/* Entry points from call_el1_break_hook() (debug-monitors.c). */
+int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr);
+int kretprobe_brk_handler(struct pt_regs *regs, unsigned long esr);
+
+#endif /* _ASM_ARM64_KPROBES_H */
