@@ -315,9 +315,16 @@ static void refusals_have_their_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "kprobes_inc_nmissed_count", 0),
 			-EINVAL);
 	/* Text no probe may trap in: noinstr, and the arch's entry code. */
+#ifdef CONFIG_X86
 	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "exc_int3", 0), -EINVAL);
+#endif
 #ifdef CONFIG_X86_64
 	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "entry_SYSCALL_64", 0), -EINVAL);
+#endif
+#ifdef CONFIG_ARM64
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "el1h_64_sync_handler", 0),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, kpk_refusal(NULL, "vectors", 0), -EINVAL);
 #endif
 	/* The padding before a function, which CFI and call depth use. */
 	if (IS_ENABLED(CONFIG_CALL_PADDING))
