@@ -2,7 +2,7 @@
 /*
  * fprobe: entry and exit callbacks on many kernel functions at once.
  *
- * Entries.  A fprobe owns an ftrace_ops with FTRACE_OPS_FL_SAVE_REGS whose
+ * Entries.  A fprobe owns an ftrace_ops (saving registers) whose
  * filter is the set of probed functions.  Its callback takes the ftrace
  * recursion guard (and, for %FPROBE_FL_KPROBE_SHARED, the kprobe one),
  * hooks the return if there is an exit handler, and calls the entry
@@ -17,6 +17,14 @@
  * node can be had, the call counts as missed: the entry handler still runs
  * (with a per-CPU, per-context spare buffer as its entry_data) and the
  * exit is not hooked.
+ *
+ * Registers.  With DYNAMIC_FTRACE_WITH_REGS the handlers get the pt_regs
+ * that ftrace saved.  On arm64, which only has DYNAMIC_FTRACE_WITH_ARGS,
+ * ftrace saves the argument registers, fp, lr, sp and pc: the handlers
+ * get a pt_regs filled from them (ftrace_partial_regs()) on the entry
+ * callback's stack, and the link register and pc they (or the return
+ * hook) leave there go back into the ftrace_regs that ftrace_caller
+ * returns with.
  *
  * Registration.  The set of functions is computed first and handed to
  * ftrace in one ftrace_set_filter_ips() call, then the ops is registered
@@ -119,25 +127,64 @@ static noinline void fprobe_entry_unhooked(struct fprobe *fp, unsigned long ip,
 }
 NOKPROBE_SYMBOL(fprobe_entry_unhooked);
 
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+#define FPROBE_OPS_FL_REGS	FTRACE_OPS_FL_SAVE_REGS
+
+/* The registers ftrace saved (NULL if it could not). */
+static __always_inline struct pt_regs *fprobe_regs(struct ftrace_regs *fregs,
+						   struct pt_regs *buf)
+{
+	return ftrace_get_regs(fregs);
+}
+
+static __always_inline void fprobe_regs_done(struct ftrace_regs *fregs,
+					     struct pt_regs *regs)
+{
+}
+#else /* arm64: DYNAMIC_FTRACE_WITH_ARGS (see Kconfig.probes) */
+#define FPROBE_OPS_FL_REGS	0
+
+/* What ftrace did not save reads as zero, not as stale stack. */
+static __always_inline struct pt_regs *fprobe_regs(struct ftrace_regs *fregs,
+						   struct pt_regs *buf)
+{
+	memset(buf, 0, sizeof(*buf));
+	return ftrace_partial_regs(fregs, buf);
+}
+
+/* ftrace_caller returns with the lr and pc of the ftrace_regs. */
+static __always_inline void fprobe_regs_done(struct ftrace_regs *fregs,
+					     struct pt_regs *regs)
+{
+	arch_ftrace_regs(fregs)->lr = procedure_link_pointer(regs);
+	ftrace_regs_set_instruction_pointer(fregs, instruction_pointer(regs));
+}
+#endif
+
 /* Context: fprobe entry callback, recursion guard @bit held. */
 static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_regs *fregs, int bit)
 {
-	struct pt_regs *regs = ftrace_get_regs(fregs);
+	struct pt_regs regs_buf __maybe_unused;
+	struct pt_regs *regs = fprobe_regs(fregs, &regs_buf);
 	struct rethook_node *node;
 	struct fprobe_call *call;
 	int skip_exit = 0;
 
 	if (!fp->exit_handler) {
-		if (fp->entry_handler)
+		if (fp->entry_handler) {
 			fp->entry_handler(fp, ip, parent_ip, regs, NULL);
+			fprobe_regs_done(fregs, regs);
+		}
 		return;
 	}
 
 	node = likely(regs) ? rethook_try_get(fp->rethook) : NULL;
 	if (unlikely(!node)) {
 		fprobe_entry_unhooked(fp, ip, parent_ip, regs, bit);
+		if (regs)
+			fprobe_regs_done(fregs, regs);
 		return;
 	}
 	call = container_of(node, struct fprobe_call, node);
@@ -149,6 +196,7 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 		rethook_recycle(node);
 	else
 		rethook_hook(node, regs, true);
+	fprobe_regs_done(fregs, regs);
 }
 
 /* ftrace_ops::func of a plain fprobe.  Context: any traced context. */
@@ -284,7 +332,7 @@ static int fprobe_prepare(struct fprobe *fp)
 	fp->entry_spare = NULL;
 	fp->ops.func = fprobe_shared_with_kprobes(fp) ?
 		       fprobe_ftrace_entry_kshared : fprobe_ftrace_entry;
-	fp->ops.flags |= FTRACE_OPS_FL_SAVE_REGS;
+	fp->ops.flags |= FPROBE_OPS_FL_REGS;
 	fp->ops.private = NULL;
 
 	if (!fp->exit_handler)
