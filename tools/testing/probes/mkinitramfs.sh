@@ -38,6 +38,18 @@ cp -a "$src/tools/testing/selftests/ftrace" "$root/opt/ftrace"
 cp -a "$here/guest" "$root/opt/probes"
 if [ -d "$repo/tools/testing/selftests/probes" ]; then
 	cp -a "$repo/tools/testing/selftests/probes" "$root/opt/probes/selftests"
+	# The selftests and their recorded expectations name x86 registers.
+	# On arm64 they get the registers that play the same part, with
+	# names of the same length, so that error_log carets stay put:
+	# %di, %si, %dx (arguments 1-3) -> %x0, %x1, %x2; %ax -> %x9 (a
+	# register distinct from those); %ip -> %pc; %sp stays.  And
+	# vfs_read+4, the function entry on x86 (after ENDBR), is +0 here.
+	if [ "$arch" = arm64 ]; then
+		find "$root/opt/probes/selftests" -type f ! -name '*.c' -print0 |
+			xargs -0 sed -i -E 's/%di\b/%x0/g; s/%si\b/%x1/g;
+				s/%dx\b/%x2/g; s/%ax\b/%x9/g; s/%ip\b/%pc/g;
+				s/vfs_read\+4 /vfs_read+0 /g'
+	fi
 	# C helpers of the selftests, static for the guest (no compiler there)
 	case $arch in x86_64) tcc=gcc ;; arm64) tcc=aarch64-linux-gnu-gcc ;; esac
 	for c in $(find "$root/opt/probes/selftests" -name '*.c'); do

@@ -65,11 +65,11 @@ expect_trace() {
 
 # kprobe_example on kernel_clone: the registration line, a pre line with
 # the two first arguments (arg1 is the struct kernel_clone_args pointer,
-# a kernel address), a post line, and at unload hits but no misses.
+# a kernel address: 0xffff... on x86_64, 0xfff0... on arm64), a post line, and at unload hits but no misses.
 KSYM='kernel_clone\+0x[0-9a-f]+/0x[0-9a-f]+'
 check_kprobe() {
 	expect_log "kprobe_example: probe on kernel_clone\+0x0 is at $KSYM \(function entry\)\$" 1 &&
-	expect_log "kprobe_example: pre: kernel_clone at $KSYM, cpu [0-9]+, task .+\[[0-9]+\], arg1 0xffff[0-9a-f]{12}, arg2 0x[0-9a-f]+\$" 1 &&
+	expect_log "kprobe_example: pre: kernel_clone at $KSYM, cpu [0-9]+, task .+\[[0-9]+\], arg1 0xfff[0-9a-f]{13}, arg2 0x[0-9a-f]+\$" 1 &&
 	expect_log "kprobe_example: post: kernel_clone at $KSYM, next ip $KSYM\$" 1
 }
 check_kprobe_unloaded() {
