@@ -61,6 +61,24 @@ merge_tap() {
 	done < "$file"
 }
 
+# The ftracetest cases the guest listed in ftrace-cases.txt, each reported
+# once: merge ftrace.ktap and check that none is missing.
+merge_ftrace() {
+	local expect f=$res/ftrace.ktap before got
+
+	expect=$(cat "$res/ftrace-cases.txt" 2>/dev/null | wc -l)
+	[ "$expect" != 0 ] || return 0
+	if [ ! -s "$f" ]; then
+		emit fail "ftrace" "no ftracetest results"
+		return 0
+	fi
+	before=$n
+	merge_tap "ftrace:" "$f"
+	got=$((n - before))
+	[ "$got" = "$expect" ] ||
+		emit fail "ftrace:all-cases-reported" "$got of $expect cases reported"
+}
+
 if [ "$mode" = check ]; then
 	# KUnit: one file per suite, cases one level in.
 	for s in $kunit_suites; do
@@ -75,19 +93,7 @@ if [ "$mode" = check ]; then
 	done
 
 	# ftracetest: every listed case must report; known base bugs skip.
-	expect_ftrace=$(cat "$res/ftrace-cases.txt" 2>/dev/null | wc -l)
-	f=$res/ftrace.ktap
-	if [ "$expect_ftrace" != 0 ]; then
-		if [ -s "$f" ]; then
-			before=$n
-			merge_tap "ftrace:" "$f"
-			got=$((n - before))
-			[ "$got" = "$expect_ftrace" ] ||
-				emit fail "ftrace:all-cases-reported" "$got of $expect_ftrace cases reported"
-		else
-			emit fail "ftrace" "no ftracetest results"
-		fi
-	fi
+	merge_ftrace
 	if [ -s "$res/ftrace-skips.txt" ]; then
 		while read -r c reason; do
 			emit skip "ftrace:$c" "$reason"
@@ -105,19 +111,7 @@ fi
 if [ "$mode" = clients ]; then
 	sed 's/^/  VERSION  /' "$res/clients-versions.txt" 2>/dev/null ||
 		echo "  VERSION  (the guest reported no client versions)"
-	expect_ftrace=$(cat "$res/ftrace-cases.txt" 2>/dev/null | wc -l)
-	f=$res/ftrace.ktap
-	if [ "$expect_ftrace" != 0 ]; then
-		if [ -s "$f" ]; then
-			before=$n
-			MERGE_SKIP_FAILS=1 merge_tap "ftrace:" "$f"
-			got=$((n - before))
-			[ "$got" = "$expect_ftrace" ] ||
-				emit fail "ftrace:all-cases-reported" "$got of $expect_ftrace cases reported"
-		else
-			emit fail "ftrace" "no ftracetest results"
-		fi
-	fi
+	MERGE_SKIP_FAILS=1 merge_ftrace
 	if [ -s "$res/clients.tap" ]; then
 		merge_tap "" "$res/clients.tap"
 	else
