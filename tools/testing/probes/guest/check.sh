@@ -16,16 +16,7 @@ echo "probes: kunit suites: $(ls /results/kunit | tr '\n' ' ')"
 
 # 2. ftracetest, unmodified.  The host lists the cases to run (one a line,
 #    relative to the ftracetest directory) in /results/ftrace-cases.txt.
-if [ -s /results/ftrace-cases.txt ]; then
-	cd /opt/ftrace
-	echo "probes: ftracetest, $(wc -l < /results/ftrace-cases.txt) cases"
-	./ftracetest -K -vv -l /tmp/ftrace-logs $(cat /results/ftrace-cases.txt) \
-		> /results/ftrace.ktap 2> /results/ftrace.stderr
-	echo "probes: ftracetest exit $?"
-	cp -a /tmp/ftrace-logs /results/ftrace-logs 2>/dev/null
-	cd /
-	trace_reset
-fi
+run_ftracetest
 
 # 3. Sample modules: load, drive, check their output, unload.
 sh /opt/probes/samples.sh

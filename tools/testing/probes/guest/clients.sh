@@ -9,17 +9,7 @@
 . /opt/probes/lib.sh
 
 # 1. The ftracetest cases that need BTF, unmodified, from the tree.
-if [ -s /results/ftrace-cases.txt ]; then
-	cd /opt/ftrace || exit 0
-	echo "probes: ftracetest, $(wc -l < /results/ftrace-cases.txt) cases"
-	# shellcheck disable=SC2046 # one case a line, no spaces
-	./ftracetest -K -vv -l /tmp/ftrace-logs $(cat /results/ftrace-cases.txt) \
-		> /results/ftrace.ktap 2> /results/ftrace.stderr
-	echo "probes: ftracetest exit $?"
-	cp -a /tmp/ftrace-logs /results/ftrace-logs 2>/dev/null
-	cd /
-	trace_reset
-fi
+run_ftracetest
 
 # 2. The Debian root.
 R=/mnt/root

@@ -47,3 +47,19 @@ workload() {
 		echo x > /tmp/probes-workload && rm -f /tmp/probes-workload
 	done
 }
+
+# run_ftracetest: the unmodified ftracetest cases the host listed in
+# /results/ftrace-cases.txt (one a line, relative to the ftracetest
+# directory), KTAP to /results/ftrace.ktap, logs to /results/ftrace-logs.
+run_ftracetest() {
+	[ -s /results/ftrace-cases.txt ] || return 0
+	cd /opt/ftrace || return 0
+	echo "probes: ftracetest, $(wc -l < /results/ftrace-cases.txt) cases"
+	# shellcheck disable=SC2046 # one case a line, no spaces
+	./ftracetest -K -vv -l /tmp/ftrace-logs $(cat /results/ftrace-cases.txt) \
+		> /results/ftrace.ktap 2> /results/ftrace.stderr
+	echo "probes: ftracetest exit $?"
+	cp -a /tmp/ftrace-logs /results/ftrace-logs 2>/dev/null
+	cd /
+	trace_reset
+}
