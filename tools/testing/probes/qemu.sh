@@ -41,8 +41,18 @@ kvm_works() {
 	[ "$(cat "$cache")" = kvm ]
 }
 
-# QEMU has no multi-threaded TCG with -icount.
-tcg=tcg,thread=multi
+# One host thread runs both vCPUs (TCG_THREAD=multi for one each).
+# Multi-threaded TCG in Debian 12's QEMU 7.2 can keep a translation made
+# on one vCPU while another vCPU rewrites that code: the translating vCPU
+# reads the bytes, the writer patches them and drops the page's
+# translations, then the reader files its now stale block.  Seen here
+# as a vCPU trapping forever on an int3 that text_poke_bp() had already
+# replaced (a jump label in __schedule(), patched by the tree's jump
+# label code, not by ours; single-stepping that vCPU in gdb retranslated
+# the block and the guest went on), and as int3s written to memory that a vCPU never hit
+# (RELIABILITY.md, finding 12).  With one thread no vCPU translates
+# while another writes.  -icount needs one thread anyway.
+tcg=tcg,thread=${TCG_THREAD:-single}
 [ -n "${ICOUNT:-}" ] && tcg=tcg,thread=single
 
 case $arch in
