@@ -77,6 +77,23 @@ merge_ftrace() {
 	got=$((n - before))
 	[ "$got" = "$expect" ] ||
 		emit fail "ftrace:all-cases-reported" "$got of $expect cases reported"
+	# The guest's watchdog gave up on a case that stopped making progress:
+	# name it, and show what the kernel was doing (lib.sh: stall_dump).
+	if [ -s "$res/ftrace-stalled.txt" ]; then
+		read -r c secs < "$res/ftrace-stalled.txt"
+		emit fail "ftrace:$c" "hung: no progress for ${secs}s, killed"
+		stall_digest
+	fi
+}
+
+# stall_digest: the start of the guest's stall dump (tasks that were
+# running or blocked, with their kernel stacks), on stdout and in the TAP.
+stall_digest() {
+	local d
+	d=$(grep -a 'probes: STALL' "$log" | tr -d '\r' | sed 's/^.*probes: STALL/STALL/' |
+		head -"${STALL_LINES:-60}")
+	echo "$d" | sed 's/^/#   /' >> "$body"
+	echo "$d" | sed 's/^/  /'
 }
 
 if [ "$mode" = check ]; then
@@ -135,6 +152,8 @@ if grep -q "probes: $mode done" "$log"; then
 	emit ok "guest:$mode-completed"
 else
 	emit fail "guest:$mode-completed" "guest did not finish (crash, hang or time-out; see ${log#$PWD/})"
+	# Where it stopped, for whoever only sees this output (CI).
+	tail -n "${CONSOLE_LINES:-25}" "$log" | tr -d '\r' | cut -c1-160 | sed 's/^/  CONSOLE  /'
 fi
 
 # The concurrency tests need a second CPU: the guest must have come up
