@@ -13,17 +13,12 @@
 /*
  * Run the users' pre_handlers; stop at the first that returns non-zero
  * (it moved regs->ip, so the probed instruction must not run).
- * Context: int3 or ftrace callback, preemption (and, for int3,
- * interrupts) disabled; RCU-sched reader of the user list.
+ * Kept out of line so that the one-user path below saves no registers.
+ * Context: as kprobe_site_pre_handler().
  */
-int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
+static noinline int site_run_users(struct kprobe_site *s, struct pt_regs *regs)
 {
-	struct kprobe_site *s = to_site(p);
-	struct kprobe *u = READ_ONCE(s->solo);
-
-	/* The common case: one live user, no list to walk. */
-	if (likely(u))
-		return u->pre_handler(u, regs);
+	struct kprobe *u;
 
 	list_for_each_entry_rcu(u, &s->users, list) {
 		if (!u->pre_handler || kprobe_disabled(u))
@@ -32,6 +27,23 @@ int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 			return 1;
 	}
 	return 0;
+}
+NOKPROBE_SYMBOL(site_run_users);
+
+/*
+ * The site's pre_handler: its one live user's directly (the common
+ * case), else every user's in turn.
+ * Context: int3 or ftrace callback, preemption (and, for int3,
+ * interrupts) disabled; RCU-sched reader of the user list.
+ */
+int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kprobe_site *s = to_site(p);
+	struct kprobe *u = READ_ONCE(s->solo);
+
+	if (likely(u))
+		return u->pre_handler(u, regs);
+	return site_run_users(s, regs);
 }
 NOKPROBE_SYMBOL(kprobe_site_pre_handler);
 

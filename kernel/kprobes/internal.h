@@ -94,8 +94,18 @@ static inline bool site_wants_arm(struct kprobe_site *s)
 /* blacklist.c */
 bool kprobe_blacklisted_named(unsigned long addr, const char *name);
 
-/* registry.c: the address -> site table */
-struct kprobe_site *kprobe_site_find(unsigned long addr);
+/*
+ * registry.c: the address -> site table.  The lookup itself is
+ * get_kprobe(), which the arch hit paths call; the site's probe is its
+ * first member, so this costs nothing on top.  Context: as get_kprobe().
+ */
+static inline struct kprobe_site *kprobe_site_find(unsigned long addr)
+{
+	struct kprobe *p = get_kprobe((void *)addr);
+
+	return p ? to_site(p) : NULL;
+}
+
 int kprobe_site_reserve(unsigned int more);
 int kprobe_site_insert(struct kprobe_site *s);
 void kprobe_site_remove(struct kprobe_site *s);

@@ -20,11 +20,29 @@
 #include "internal.h"
 
 #define KPROBE_TABLE_MIN	64
-#define KPROBE_SLOT_DEAD	((struct kprobe_site *)1UL)
 
+/*
+ * A removed entry: a site whose address is its own, in kernel data,
+ * where no probe can be, so that the lookup loop matches it against no
+ * address and needs no test of its own for it.
+ */
+static struct kprobe_site kprobe_tomb = {
+#ifdef CONFIG_OPTPROBES
+	.op.kp.addr = (kprobe_opcode_t *)&kprobe_tomb,
+#else
+	.kp.addr = (kprobe_opcode_t *)&kprobe_tomb,
+#endif
+};
+#define KPROBE_SLOT_DEAD	(&kprobe_tomb)
+
+/*
+ * @shift and @mask are kept ready for the lock-free lookup: the slot of
+ * an address is the top bits of its multiplicative hash (hash_long()).
+ */
 struct kprobe_table {
 	struct rcu_head rcu;
-	unsigned int bits;
+	unsigned int shift;
+	unsigned int mask;
 	unsigned int live;
 	unsigned int dead;
 	struct kprobe_site *slot[];
@@ -34,7 +52,13 @@ static struct kprobe_table __rcu *kprobe_table;
 
 static inline unsigned int table_size(struct kprobe_table *t)
 {
-	return 1U << t->bits;
+	return t->mask + 1;
+}
+
+static inline unsigned int table_hash(const struct kprobe_table *t,
+				      unsigned long addr)
+{
+	return (addr * (unsigned long)GOLDEN_RATIO_PRIME) >> t->shift;
 }
 
 static struct kprobe_table *table_locked(void)
@@ -43,61 +67,50 @@ static struct kprobe_table *table_locked(void)
 					 lockdep_is_held(&kprobe_mutex));
 }
 
-/*
- * Find the site that owns @addr.
+/**
+ * get_kprobe() - the probe that owns an address
+ * @addr: probed address
+ *
+ * The lookup of every hit: one multiply, then usually one slot.
+ *
+ * Return: the site probe at @addr (the object the architecture arms and
+ * whose handlers call every registered probe there), or NULL.
  * Context: any, including int3 and NMI, with preemption disabled (an
- * RCU-sched reader), or kprobe_mutex held.
+ * RCU-sched reader: int3, NMI, ftrace callbacks), or kprobe_mutex held.
+ * The result is valid until preemption is enabled again, or while the
+ * mutex is held.
  */
-struct kprobe_site *kprobe_site_find(unsigned long addr)
+struct kprobe *get_kprobe(void *addr)
 {
 	struct kprobe_table *t;
 	struct kprobe_site *s;
-	unsigned int i, n, mask;
+	unsigned int i, n;
 
 	t = rcu_dereference_check(kprobe_table,
 				  rcu_read_lock_sched_held() ||
 				  lockdep_is_held(&kprobe_mutex));
 	if (!t)
 		return NULL;
-	mask = table_size(t) - 1;
-	i = hash_long(addr, t->bits);
-	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+	i = table_hash(t, (unsigned long)addr);
+	/* The table always keeps an empty slot; the bound is a backstop. */
+	for (n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
 		s = READ_ONCE(t->slot[i]);
 		if (!s)
 			return NULL;
-		if (s != KPROBE_SLOT_DEAD && site_addr(s) == addr)
-			return s;
+		if (site_kp(s)->addr == addr)
+			return site_kp(s);
 	}
 	return NULL;
-}
-NOKPROBE_SYMBOL(kprobe_site_find);
-
-/**
- * get_kprobe() - the probe that owns an address
- * @addr: probed address
- *
- * Return: the site probe at @addr (the object the architecture arms and
- * whose handlers call every registered probe there), or NULL.
- * Context: preemption disabled (int3, NMI, ftrace callbacks) or
- * kprobe_mutex held.  The result is valid until preemption is enabled
- * again, or while the mutex is held.
- */
-struct kprobe *get_kprobe(void *addr)
-{
-	struct kprobe_site *s = kprobe_site_find((unsigned long)addr);
-
-	return s ? site_kp(s) : NULL;
 }
 NOKPROBE_SYMBOL(get_kprobe);
 
 /* Place @s in @t, which has room.  Caller owns @t or holds kprobe_mutex. */
 static void table_place(struct kprobe_table *t, struct kprobe_site *s)
 {
-	unsigned int mask = table_size(t) - 1;
-	unsigned int i = hash_long(site_addr(s), t->bits);
+	unsigned int i = table_hash(t, site_addr(s));
 	struct kprobe_site *old;
 
-	for (;; i = (i + 1) & mask) {
+	for (;; i = (i + 1) & t->mask) {
 		old = t->slot[i];
 		if (!old || old == KPROBE_SLOT_DEAD)
 			break;
@@ -120,7 +133,8 @@ static int table_rebuild(unsigned int want)
 	t = kvzalloc(struct_size(t, slot, 1UL << bits), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->bits = bits;
+	t->shift = BITS_PER_LONG - bits;
+	t->mask = (1U << bits) - 1;
 	if (old) {
 		for (i = 0; i < table_size(old); i++) {
 			if (old->slot[i] && old->slot[i] != KPROBE_SLOT_DEAD)
@@ -177,14 +191,13 @@ int kprobe_site_insert(struct kprobe_site *s)
 void kprobe_site_remove(struct kprobe_site *s)
 {
 	struct kprobe_table *t = table_locked();
-	unsigned int mask, i, n;
+	unsigned int i, n;
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (WARN_ON_ONCE(!t))
 		return;
-	mask = table_size(t) - 1;
-	i = hash_long(site_addr(s), t->bits);
-	for (n = 0; n <= mask; n++, i = (i + 1) & mask) {
+	i = table_hash(t, site_addr(s));
+	for (n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
 		if (t->slot[i] == s) {
 			WRITE_ONCE(t->slot[i], KPROBE_SLOT_DEAD);
 			t->live--;
