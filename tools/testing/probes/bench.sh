@@ -73,6 +73,9 @@ start=$(date +%s)
 for side in base ours; do
 	if [ $side = base ]; then out=$build/$arch-base; else out=$build/$arch; fi
 	mod=$out/bench-module
+	# The appended archive holds the module and nothing else: a file
+	# left in its root by hand would override the image's own.
+	rm -rf "$mod.root"
 	mkdir -p "$mod" "$mod.root/opt/probes-bench"
 	rsync -a "$here/bench/" "$mod/"
 	log MODULE "probes_bench.ko for $side"
@@ -109,7 +112,9 @@ run_round() { # MODE ROUND
 			echo "$mode $side r$r FAILED $(($(date +%s) - t0))s" >> "$boots"
 			echo "  BENCH    $mode $side round $r did not finish; see $lg" >&2
 		fi
-		tail -1 "$dir/bench-steps.txt" 2>/dev/null | sed "s/^/  GUEST    $mode $side r$r: /"
+		# A boot that failed left no steps: go on with the others.
+		tail -1 "$dir/bench-steps.txt" 2>/dev/null |
+			sed "s/^/  GUEST    $mode $side r$r: /" || true
 	done
 }
 for r in $(seq 1 "$rounds"); do run_round wall "$r"; done
