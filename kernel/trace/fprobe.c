@@ -127,12 +127,20 @@ static noinline void fprobe_entry_unhooked(struct fprobe *fp, unsigned long ip,
 }
 NOKPROBE_SYMBOL(fprobe_entry_unhooked);
 
+/*
+ * struct fprobe_regs_buf: room on the entry callback's stack for the
+ * registers, where ftrace does not save a pt_regs itself.  Empty with
+ * WITH_REGS, so that the hit path there does not even clear it (the
+ * kernel may zero every local: INIT_STACK_ALL_ZERO).
+ */
 #ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
 #define FPROBE_OPS_FL_REGS	FTRACE_OPS_FL_SAVE_REGS
 
+struct fprobe_regs_buf { };
+
 /* The registers ftrace saved (NULL if it could not). */
 static __always_inline struct pt_regs *fprobe_regs(struct ftrace_regs *fregs,
-						   struct pt_regs *buf)
+						   struct fprobe_regs_buf *buf)
 {
 	return ftrace_get_regs(fregs);
 }
@@ -144,12 +152,16 @@ static __always_inline void fprobe_regs_done(struct ftrace_regs *fregs,
 #else /* arm64: DYNAMIC_FTRACE_WITH_ARGS (see Kconfig.probes) */
 #define FPROBE_OPS_FL_REGS	0
 
+struct fprobe_regs_buf {
+	struct pt_regs regs;
+};
+
 /* What ftrace did not save reads as zero, not as stale stack. */
 static __always_inline struct pt_regs *fprobe_regs(struct ftrace_regs *fregs,
-						   struct pt_regs *buf)
+						   struct fprobe_regs_buf *buf)
 {
-	memset(buf, 0, sizeof(*buf));
-	return ftrace_partial_regs(fregs, buf);
+	memset(&buf->regs, 0, sizeof(buf->regs));
+	return ftrace_partial_regs(fregs, &buf->regs);
 }
 
 /* ftrace_caller returns with the lr and pc of the ftrace_regs. */
@@ -166,7 +178,7 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_regs *fregs, int bit)
 {
-	struct pt_regs regs_buf __maybe_unused;
+	struct fprobe_regs_buf regs_buf __maybe_unused;
 	struct pt_regs *regs = fprobe_regs(fregs, &regs_buf);
 	struct rethook_node *node;
 	struct fprobe_call *call;
