@@ -25,6 +25,9 @@
  *                     (unregister_kprobes() of the held kprobes: timed)
  *   reg_each K        time K register_kprobe() and then K
  *                     unregister_kprobe() calls on distinct addresses
+ *   optimize K        register K int3 kprobes on generated functions in
+ *                     one batch with the optimizer on, time until all of
+ *                     them are jumps (x86), then their unregistration
  *   fprobe_glob GLOB  time register_fprobe() and unregister_fprobe() of
  *                     one fprobe on the functions matching GLOB
  *   fprobe_syms       the same with register_fprobe_syms() on the names
@@ -69,6 +72,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fprobe.h>
 #include <linux/irqflags.h>
 #include <linux/kprobes.h>
@@ -511,6 +515,62 @@ static int pb_reg_each(unsigned int k)
 	return 0;
 }
 
+#ifdef CONFIG_X86
+#define PB_OPT_WAIT_MS	120000
+
+/* Probes of "hold" whose site is a jump now (x86: the opcode of jmp rel32). */
+static unsigned int pb_count_jumps(unsigned int k)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < k; i++)
+		n += READ_ONCE(*(u8 *)pb_gen_kps[i].addr) == 0xe9;
+	return n;
+}
+
+/*
+ * K int3 kprobes registered in one batch with the optimizer on (the
+ * guest sets the sysctl): the time from register_kprobes() returning
+ * until every site is a jump, and from calling it until then (an
+ * optimizer that works while the batch registers finishes sooner after
+ * it), per probe; then the time to unregister them all, which has to
+ * put the original bytes back.
+ */
+static int pb_optimize(unsigned int k)
+{
+	unsigned long deadline;
+	unsigned int jumps;
+	u64 t0, t1, t2, t3;
+	char name[64];
+	int ret = pb_gen_setup(k);
+
+	if (ret)
+		return ret;
+	t0 = get_cycles();
+	ret = register_kprobes(pb_gen_ptrs, k);
+	if (ret)
+		return ret;
+	t1 = get_cycles();
+	deadline = jiffies + msecs_to_jiffies(PB_OPT_WAIT_MS);
+	while ((jumps = pb_count_jumps(k)) < k && time_before(jiffies, deadline))
+		msleep(1);
+	t2 = get_cycles();
+	unregister_kprobes(pb_gen_ptrs, k);
+	t3 = get_cycles();
+	snprintf(name, sizeof(name), "kprobe_optimize_%u", k);
+	pb_emit_figure(name, "probe", k, t2 - t1);
+	pb_emit(",\"optimized\":%u}\n", jumps);
+	pb_emit_op("kprobe_register_optimize", k, t2 - t0);
+	pb_emit_op("kprobe_unregister_optimized", k, t3 - t2);
+	return jumps == k ? 0 : -ETIMEDOUT;
+}
+#else
+static int pb_optimize(unsigned int k)
+{
+	return 0;	/* no jump optimization: no figure */
+}
+#endif
+
 /* Register and unregister one fprobe by glob or by the "syms" list. */
 static int pb_fprobe_reg(const char *glob)
 {
@@ -614,6 +674,8 @@ static int pb_command(char *cmd)
 		return pb_hold_kretprobe(n);
 	if (!strcmp(argv[0], "reg_each"))
 		return pb_reg_each(n);
+	if (!strcmp(argv[0], "optimize"))
+		return pb_optimize(n);
 
 	/* SCEN N [LABEL] */
 	ret = pb_arm(argv[0]);

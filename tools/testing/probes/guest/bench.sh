@@ -102,6 +102,11 @@ if cmd "arm kprobe_opt"; then
 	cmd "time $N $opt"
 	cmd disarm
 fi
+#    And K probes at once: from their registration until every site is
+#    a jump, then their unregistration (which undoes the jumps).
+for k in 100 1000; do
+	[ $k -le $MAX ] && cmd "optimize $k"
+done
 echo 0 > $OPT
 
 # 3. A kprobe event with 4 fetch args, enabled in tracefs; the module
