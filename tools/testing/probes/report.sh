@@ -92,6 +92,7 @@ stall_digest() {
 	local d
 	d=$(grep -a 'probes: STALL' "$log" | tr -d '\r' | sed 's/^.*probes: STALL/STALL/' |
 		head -"${STALL_LINES:-60}")
+	[ -n "$d" ] || return 0
 	echo "$d" | sed 's/^/#   /' >> "$body"
 	echo "$d" | sed 's/^/  /'
 }
