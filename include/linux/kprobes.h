@@ -452,6 +452,51 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 	return this_cpu_ptr(&kprobe_ctlblk);
 }
 
+#ifdef ARCH_KPROBE_CTLBLK_OUTER
+/*
+ * Reentry: a probe hit while this CPU runs another probe's handlers or
+ * steps its copy.  For arch code whose struct kprobe_ctlblk has
+ * kprobe_status, saved_flags (the interrupt mask bits of the trapped
+ * context while a copy runs) and a struct kprobe_outer.  Context: the
+ * breakpoint exception, preemption and interrupts off.
+ */
+
+/* Remember the running probe before running @p inside it. */
+static __always_inline void kprobe_push_outer(struct kprobe_ctlblk *kcb,
+					      struct kprobe *p)
+{
+	kcb->outer.kp = kprobe_running();
+	kcb->outer.status = kcb->kprobe_status;
+	kcb->outer.saved_flags = kcb->saved_flags;
+	__this_cpu_write(current_kprobe, p);
+	kcb->kprobe_status = KPROBE_REENTER;
+}
+
+static __always_inline void kprobe_pop_outer(struct kprobe_ctlblk *kcb)
+{
+	__this_cpu_write(current_kprobe, kcb->outer.kp);
+	kcb->kprobe_status = kcb->outer.status;
+	kcb->saved_flags = kcb->outer.saved_flags;
+	kcb->outer.kp = NULL;
+}
+
+/* Leave the current probe: back to the outer one, or to none. */
+static __always_inline void kprobe_leave(struct kprobe_ctlblk *kcb)
+{
+	if (kcb->kprobe_status == KPROBE_REENTER)
+		kprobe_pop_outer(kcb);
+	else
+		reset_current_kprobe();
+}
+
+/* Is the current probe's copy running from the stepping slot? */
+static __always_inline bool kprobe_stepping(struct kprobe_ctlblk *kcb)
+{
+	return kcb->kprobe_status == KPROBE_HIT_SS ||
+	       kcb->kprobe_status == KPROBE_REENTER;
+}
+#endif /* ARCH_KPROBE_CTLBLK_OUTER */
+
 kprobe_opcode_t *kprobe_lookup_name(const char *name, unsigned int offset);
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,

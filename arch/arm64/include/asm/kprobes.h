@@ -48,18 +48,22 @@ struct arch_specific_insn {
 	probes_handler_t *simulate;
 };
 
-/* The probe this CPU was running when it reentered another one. */
+/*
+ * The probe this CPU was running when it reentered another one; the
+ * generic reentry helpers in <linux/kprobes.h> use it.
+ */
+#define ARCH_KPROBE_CTLBLK_OUTER
 struct kprobe_outer {
 	struct kprobe *kp;
 	unsigned long status;
-	unsigned long saved_irq;
+	unsigned long saved_flags;
 };
 
 /* per-cpu kprobe control block */
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
 	/* PSTATE.I and .F of the trapped context while a copy runs. */
-	unsigned long saved_irq;
+	unsigned long saved_flags;
 	struct kprobe_outer outer;
 };
 

@@ -355,47 +355,12 @@ static nokprobe_inline void kp_set_pc(struct pt_regs *regs, unsigned long pc)
 	regs->pstate &= ~PSR_BTYPE_MASK;
 }
 
-/* Remember the running probe before running @p inside it. */
-static nokprobe_inline void kp_push_outer(struct kprobe_ctlblk *kcb,
-					  struct kprobe *p)
-{
-	kcb->outer.kp = kprobe_running();
-	kcb->outer.status = kcb->kprobe_status;
-	kcb->outer.saved_irq = kcb->saved_irq;
-	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_REENTER;
-}
-
-static nokprobe_inline void kp_pop_outer(struct kprobe_ctlblk *kcb)
-{
-	__this_cpu_write(current_kprobe, kcb->outer.kp);
-	kcb->kprobe_status = kcb->outer.status;
-	kcb->saved_irq = kcb->outer.saved_irq;
-	kcb->outer.kp = NULL;
-}
-
-/* Leave the current probe: back to the outer one, or to none. */
-static nokprobe_inline void kp_leave(struct kprobe_ctlblk *kcb)
-{
-	if (kcb->kprobe_status == KPROBE_REENTER)
-		kp_pop_outer(kcb);
-	else
-		reset_current_kprobe();
-}
-
-/* Is the current probe's copy running from the stepping slot? */
-static nokprobe_inline bool kp_stepping(struct kprobe_ctlblk *kcb)
-{
-	return kcb->kprobe_status == KPROBE_HIT_SS ||
-	       kcb->kprobe_status == KPROBE_REENTER;
-}
-
 /* The copy is over (done or faulted): unmask, and resume at @pc. */
 static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb,
 					unsigned long pc)
 {
-	regs->pstate = (regs->pstate & ~KP_STEP_MASKED) | kcb->saved_irq;
+	regs->pstate = (regs->pstate & ~KP_STEP_MASKED) | kcb->saved_flags;
 	kp_set_pc(regs, pc);
 }
 
@@ -410,7 +375,7 @@ static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
 		p->post_handler(p, regs, 0);
 	}
-	kp_leave(kcb);
+	kprobe_leave(kcb);
 }
 
 static nokprobe_inline void kp_simulate(struct kprobe *p, struct pt_regs *regs)
@@ -437,13 +402,13 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 
 	if (p->ainsn.boost && (reenter || !p->post_handler)) {
 		kp_set_pc(regs, (unsigned long)p->ainsn.boost);
-		kp_leave(kcb);
+		kprobe_leave(kcb);
 		return;
 	}
 
 	if (!reenter)
 		kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_irq = regs->pstate & KP_STEP_MASKED;
+	kcb->saved_flags = regs->pstate & KP_STEP_MASKED;
 	regs->pstate |= KP_STEP_MASKED;
 	kp_set_pc(regs, (unsigned long)p->ainsn.insn);
 }
@@ -460,7 +425,7 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 {
 	kprobes_inc_nmissed_count(p);
 	if (likely(kcb->kprobe_status != KPROBE_REENTER)) {
-		kp_push_outer(kcb, p);
+		kprobe_push_outer(kcb, p);
 		kp_execute(p, regs, kcb);
 		return;
 	}
@@ -539,7 +504,7 @@ int kprobe_ss_brk_handler(struct pt_regs *regs, unsigned long esr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
 
-	if (!cur || !kp_stepping(kcb) || !cur->ainsn.insn ||
+	if (!cur || !kprobe_stepping(kcb) || !cur->ainsn.insn ||
 	    instruction_pointer(regs) != (unsigned long)(cur->ainsn.insn + 1))
 		return DBG_HOOK_ERROR;
 
@@ -581,11 +546,11 @@ int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 	struct kprobe *cur = kprobe_running();
 
-	if (!kp_stepping(kcb) || !cur->ainsn.insn)
+	if (!kprobe_stepping(kcb) || !cur->ainsn.insn)
 		return 0;
 	if (instruction_pointer(regs) == (unsigned long)cur->ainsn.insn) {
 		kp_end_step(regs, kcb, (unsigned long)cur->addr);
-		kp_leave(kcb);
+		kprobe_leave(kcb);
 	}
 	return 0;
 }

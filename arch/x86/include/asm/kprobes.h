@@ -83,18 +83,22 @@ static inline int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
 	return optinsn->size != 0;
 }
 
-/* The probe this CPU was running when it reentered another one. */
+/*
+ * The probe this CPU was running when it reentered another one; the
+ * generic reentry helpers in <linux/kprobes.h> use it.
+ */
+#define ARCH_KPROBE_CTLBLK_OUTER
 struct kprobe_outer {
 	struct kprobe *kp;
 	unsigned long status;
-	unsigned long saved_if;
+	unsigned long saved_flags;
 };
 
 /* per-cpu kprobe control block */
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
 	/* X86_EFLAGS_IF of the trapped context while a copy runs. */
-	unsigned long saved_if;
+	unsigned long saved_flags;
 	struct kprobe_outer outer;
 };
 

@@ -694,47 +694,12 @@ static nokprobe_inline void kp_emulate(struct kprobe *p, struct pt_regs *regs)
 	}
 }
 
-/* Remember the running probe before running @p inside it. */
-static nokprobe_inline void kp_push_outer(struct kprobe_ctlblk *kcb,
-					  struct kprobe *p)
-{
-	kcb->outer.kp = kprobe_running();
-	kcb->outer.status = kcb->kprobe_status;
-	kcb->outer.saved_if = kcb->saved_if;
-	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_REENTER;
-}
-
-static nokprobe_inline void kp_pop_outer(struct kprobe_ctlblk *kcb)
-{
-	__this_cpu_write(current_kprobe, kcb->outer.kp);
-	kcb->kprobe_status = kcb->outer.status;
-	kcb->saved_if = kcb->outer.saved_if;
-	kcb->outer.kp = NULL;
-}
-
-/* Leave the current probe: back to the outer one, or to none. */
-static nokprobe_inline void kp_leave(struct kprobe_ctlblk *kcb)
-{
-	if (kcb->kprobe_status == KPROBE_REENTER)
-		kp_pop_outer(kcb);
-	else
-		reset_current_kprobe();
-}
-
-/* Is the current probe's copy running from the stepping slot? */
-static nokprobe_inline bool kp_stepping(struct kprobe_ctlblk *kcb)
-{
-	return kcb->kprobe_status == KPROBE_HIT_SS ||
-	       kcb->kprobe_status == KPROBE_REENTER;
-}
-
 /* The copy is over (done or faulted): give back IF and resume at @ip. */
 static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb,
 					unsigned long ip)
 {
-	regs->flags |= kcb->saved_if;
+	regs->flags |= kcb->saved_flags;
 	regs->ip = ip;
 }
 
@@ -750,7 +715,7 @@ static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 		kcb->kprobe_status = KPROBE_HIT_SSDONE;
 		p->post_handler(p, regs, 0);
 	}
-	kp_leave(kcb);
+	kprobe_leave(kcb);
 }
 
 /*
@@ -767,7 +732,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	if (setup_detour_execution(p, regs, reenter)) {
 		/* It has left the probe unless reentering. */
 		if (reenter)
-			kp_pop_outer(kcb);
+			kprobe_pop_outer(kcb);
 		return;
 	}
 
@@ -780,7 +745,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	/* Nothing to do after the instruction: jump back from the slot. */
 	if (p->ainsn.boost && (reenter || !p->post_handler)) {
 		regs->ip = (unsigned long)p->ainsn.boost;
-		kp_leave(kcb);
+		kprobe_leave(kcb);
 		return;
 	}
 
@@ -790,7 +755,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	 */
 	if (!reenter)
 		kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_if = regs->flags & X86_EFLAGS_IF;
+	kcb->saved_flags = regs->flags & X86_EFLAGS_IF;
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)p->ainsn.insn;
 }
@@ -840,7 +805,7 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 {
 	kprobes_inc_nmissed_count(p);
 	if (likely(kcb->kprobe_status != KPROBE_REENTER)) {
-		kp_push_outer(kcb, p);
+		kprobe_push_outer(kcb, p);
 		kp_execute(p, regs, kcb);
 		return;
 	}
@@ -859,7 +824,7 @@ static nokprobe_inline bool kp_is_step_trap(struct kprobe *cur,
 					    struct kprobe_ctlblk *kcb,
 					    kprobe_opcode_t *addr)
 {
-	return kp_stepping(kcb) && cur->ainsn.insn &&
+	return kprobe_stepping(kcb) && cur->ainsn.insn &&
 	       addr == cur->ainsn.insn + cur->ainsn.size;
 }
 
@@ -952,14 +917,14 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 	struct kprobe *cur = kprobe_running();
 	unsigned long copy;
 
-	if (!kp_stepping(kcb))
+	if (!kprobe_stepping(kcb))
 		return 0;
 
 	/* Only the copy runs in these states, but an NMI may fault too. */
 	copy = (unsigned long)cur->ainsn.insn;
 	if (copy && regs->ip - copy < cur->ainsn.size) {
 		kp_end_step(regs, kcb, (unsigned long)cur->addr);
-		kp_leave(kcb);
+		kprobe_leave(kcb);
 	}
 	return 0;
 }
