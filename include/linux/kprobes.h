@@ -304,6 +304,15 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
 
 bool within_kprobe_blacklist(unsigned long addr);
+#ifdef CONFIG_JUMP_LABEL
+bool kprobe_jump_label_reserved(unsigned long start, unsigned long end);
+#else
+static inline bool kprobe_jump_label_reserved(unsigned long start,
+					      unsigned long end)
+{
+	return false;
+}
+#endif
 int kprobe_add_ksym_blacklist(unsigned long entry);
 int kprobe_add_area_blacklist(unsigned long start, unsigned long end);
 

@@ -8,6 +8,7 @@
  * and the same sections of each module while it is loaded.  Readers
  * walk it under RCU; writers hold kprobe_mutex (or run at boot).
  */
+#include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -91,6 +92,64 @@ bool within_kprobe_blacklist(unsigned long addr)
 		return true;
 	return !lookup_symbol_name(addr, name) && clone_of_blacklisted(name);
 }
+
+#ifdef CONFIG_JUMP_LABEL
+/* Longer than any instruction a jump label patches, on any architecture. */
+#define KP_JUMP_SITE_MAX	16
+
+static bool jump_entries_overlap(struct jump_entry *e, struct jump_entry *stop,
+				 unsigned long start, unsigned long end,
+				 bool init)
+{
+	for (; e < stop; e++) {
+		unsigned long code = jump_entry_code(e);
+
+		/* Far entries are ruled out without sizing them. */
+		if (code > end || code + KP_JUMP_SITE_MAX <= start)
+			continue;
+		if (!init && jump_entry_is_init(e))
+			continue;
+		if (code + jump_entry_size(e) > start)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * kprobe_jump_label_reserved() - does a jump label patch [@start, @end]?
+ * @start: first byte
+ * @end: last byte (inclusive), in the same function as @start
+ *
+ * The question jump_label_text_reserved() answers, asked of the kernel's
+ * table and of the module that holds @start.  That function sizes every
+ * entry before it compares addresses (on x86, an instruction decode per
+ * entry per question, thousands of them), which made it most of the cost
+ * of registering a kprobe; here only the entries near @start are sized.
+ *
+ * Context: jump_label_lock() held, so that no entry is added or patched
+ * to another size meanwhile; any preemption state.
+ * Return: true if a jump label's instruction overlaps the range.
+ */
+bool kprobe_jump_label_reserved(unsigned long start, unsigned long end)
+{
+	struct module *mod;
+	bool hit;
+
+	if (jump_entries_overlap(__start___jump_table, __stop___jump_table,
+				 start, end, system_state < SYSTEM_RUNNING))
+		return true;
+	if (!IS_ENABLED(CONFIG_MODULES))
+		return false;
+	preempt_disable();
+	mod = __module_text_address(start);
+	hit = mod && jump_entries_overlap(mod->jump_entries,
+					  mod->jump_entries + mod->num_jump_entries,
+					  start, end,
+					  mod->state == MODULE_STATE_COMING);
+	preempt_enable();
+	return hit;
+}
+#endif /* CONFIG_JUMP_LABEL */
 
 /**
  * kprobe_add_ksym_blacklist() - refuse probes in one function

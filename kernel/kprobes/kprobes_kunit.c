@@ -7,6 +7,7 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -631,6 +632,58 @@ static void batch_register_and_unregister(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, list_empty(&t[i].kp.list));
 }
 
+#ifdef CONFIG_JUMP_LABEL
+#define KPK_JUMP_SITES	8
+#define KPK_JUMP_AROUND	8
+
+/*
+ * kprobe_jump_label_reserved() gives jump_label_text_reserved()'s answer
+ * without sizing every entry: compare the two on each byte around jump
+ * label sites spread over the kernel's table, and check that a probe on
+ * such a site is refused.
+ */
+static void jump_label_check_agrees_with_the_tree(struct kunit *test)
+{
+	long n = __stop___jump_table - __start___jump_table;
+	long step = max(n / KPK_JUMP_SITES, 1L);
+	unsigned int sites = 0, reserved = 0;
+	unsigned long code, a;
+	struct jump_entry *e;
+	bool tree;
+	long d;
+
+	jump_label_lock();
+	for (e = __start___jump_table; e < __stop___jump_table; e += step) {
+		if (jump_entry_is_init(e))
+			continue;
+		code = jump_entry_code(e);
+		sites++;
+		for (d = -KPK_JUMP_AROUND; d <= KPK_JUMP_AROUND; d++) {
+			a = code + d;
+			tree = jump_label_text_reserved((void *)a, (void *)a);
+			KUNIT_EXPECT_EQ_MSG(test, kprobe_jump_label_reserved(a, a),
+					    tree, "at %pS", (void *)a);
+			reserved += tree;
+		}
+		/* Ranges: ending on the site, and ending just before it. */
+		KUNIT_EXPECT_TRUE(test, kprobe_jump_label_reserved(code - 16,
+								   code));
+		tree = jump_label_text_reserved((void *)code - 16,
+						(void *)code - 1);
+		KUNIT_EXPECT_EQ(test, kprobe_jump_label_reserved(code - 16,
+								 code - 1), tree);
+	}
+	jump_label_unlock();
+	KUNIT_ASSERT_GT(test, sites, 0U);
+	/* Each site's own first byte, at least. */
+	KUNIT_EXPECT_GE(test, reserved, sites);
+
+	code = jump_entry_code(__start___jump_table + n / 2);
+	if (!jump_entry_is_init(__start___jump_table + n / 2))
+		KUNIT_EXPECT_EQ(test, kpk_refusal((void *)code, NULL, 0), -EINVAL);
+}
+#endif
+
 static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(aggregate_handlers_run_in_order_and_disable_is_per_probe),
 	KUNIT_CASE(single_live_user_follows_every_change),
@@ -643,6 +696,9 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
 	KUNIT_CASE(batch_register_and_unregister),
+#ifdef CONFIG_JUMP_LABEL
+	KUNIT_CASE(jump_label_check_agrees_with_the_tree),
+#endif
 	{}
 };
 

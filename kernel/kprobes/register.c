@@ -131,7 +131,7 @@ static bool kprobe_text_reserved(unsigned long addr)
 
 	if (in_gate_area_no_mm(addr) ||
 	    kprobe_blacklisted_named(addr, named ? name : NULL) ||
-	    jump_label_text_reserved(p, p) ||
+	    kprobe_jump_label_reserved(addr, addr) ||
 	    static_call_text_reserved(p, p) ||
 	    find_bug(addr))
 		return true;

@@ -357,7 +357,7 @@ static bool kp_region_reserved(unsigned long start, unsigned long end)
 	void *s = (void *)start, *e = (void *)(end - 1);
 
 	return ftrace_text_reserved(s, e) || alternatives_text_reserved(s, e) ||
-	       jump_label_text_reserved(s, e) ||
+	       kprobe_jump_label_reserved(start, end - 1) ||
 	       static_call_text_reserved(s, e);
 }
 
