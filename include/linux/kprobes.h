@@ -425,6 +425,25 @@ static inline int arch_prepare_kprobe_ftrace(struct kprobe *p)
 static inline void kprobe_ftrace_kill(void) { }
 #endif /* CONFIG_KPROBES_ON_FTRACE */
 
+/**
+ * kprobe_on_ftrace_site() - is @addr an ftrace site itself?
+ * @addr: text address
+ *
+ * What ftrace_location(@addr) == @addr says, without its fallback for a
+ * symbol's first byte, which looks the symbol up: in a module that is a
+ * walk of its whole symbol table, and the instruction decoders ask this
+ * of every instruction of a function they check.
+ * Context: any.
+ */
+static inline bool kprobe_on_ftrace_site(unsigned long addr)
+{
+#ifdef CONFIG_DYNAMIC_FTRACE
+	return ftrace_location_range(addr, addr) == addr;
+#else
+	return false;
+#endif
+}
+
 struct kprobe *get_kprobe(void *addr);
 int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
 

@@ -204,7 +204,7 @@ static int kprobe_reg_check(struct kprobe *p, struct kprobe_reg *r)
 	p->addr = addr;
 	a = (unsigned long)addr;
 	r->enable = !(p->flags & KPROBE_FLAG_DISABLED);
-	r->ftrace = ftrace_location(a) == a;
+	r->ftrace = kprobe_on_ftrace_site(a);
 	if (r->ftrace && !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
 	return kprobe_check_text(a, &r->mod);

@@ -282,7 +282,7 @@ unsigned long recover_probed_instruction(kprobe_opcode_t *buf,
 		return 0;
 
 	/* An ftrace site holds a call or a nop, originally a 5-byte nop. */
-	if (ftrace_location(addr) == addr) {
+	if (kprobe_on_ftrace_site(addr)) {
 		memcpy(buf, x86_nops[CALL_INSN_SIZE], CALL_INSN_SIZE);
 		return (unsigned long)buf;
 	}
