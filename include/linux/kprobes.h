@@ -302,6 +302,8 @@ bool arch_within_kprobe_blacklist(unsigned long addr);
 int arch_populate_kprobe_blacklist(void);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
+bool kprobe_func_bounds(unsigned long addr, unsigned long *start,
+			unsigned long *size);
 
 bool within_kprobe_blacklist(unsigned long addr);
 #ifdef CONFIG_JUMP_LABEL

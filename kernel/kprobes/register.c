@@ -65,16 +65,28 @@ kprobe_opcode_t *__weak arch_adjust_kprobe_addr(unsigned long addr,
 	return (kprobe_opcode_t *)(addr + offset);
 }
 
+/* The function a probe address lies in: [start, start + size). */
+struct kprobe_func {
+	unsigned long start;
+	unsigned long size;
+};
+
 /*
  * Turn addr-or-symbol plus offset into a probe address: exactly one of
  * @addr and @sym must be given; the result is normalised to its
- * symbol's start and handed to the architecture to adjust.
+ * symbol's start and handed to the architecture to adjust.  The
+ * enclosing function goes to @f, and its name to @name if that is not
+ * NULL (KSYM_NAME_LEN bytes), all from one symbol lookup: in a module,
+ * each lookup walks the module's whole symbol table.
  */
-int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
-			unsigned long offset, kprobe_opcode_t **out,
-			bool *on_func_entry)
+static int kprobe_resolve_func(kprobe_opcode_t *addr, const char *sym,
+			       unsigned long offset, kprobe_opcode_t **out,
+			       bool *on_func_entry, struct kprobe_func *f,
+			       char *name)
 {
-	unsigned long target, symoff;
+	unsigned long target, symoff, size;
+	char *modname;
+	bool found;
 
 	if (!addr == !sym)
 		return -EINVAL;
@@ -84,13 +96,67 @@ int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
 			return -ENOENT;
 	}
 	target = (unsigned long)addr + offset;
-	if (!kallsyms_lookup_size_offset(target, NULL, &symoff))
+	if (name)
+		found = kallsyms_lookup(target, &size, &symoff, &modname, name);
+	else
+		found = kallsyms_lookup_size_offset(target, &size, &symoff);
+	if (!found)
 		return -ENOENT;
-	addr = arch_adjust_kprobe_addr(target - symoff, symoff, on_func_entry);
+	f->start = target - symoff;
+	f->size = size;
+	addr = arch_adjust_kprobe_addr(f->start, symoff, on_func_entry);
 	if (!addr)
 		return -EINVAL;
 	*out = addr;
 	return 0;
+}
+
+int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
+			unsigned long offset, kprobe_opcode_t **out,
+			bool *on_func_entry)
+{
+	struct kprobe_func f;
+
+	return kprobe_resolve_func(addr, sym, offset, out, on_func_entry, &f,
+				   NULL);
+}
+
+/*
+ * The function of the probe whose site is being prepared, as step 1 of
+ * its registration found it, so that the architecture's checks need not
+ * look it up again.  Under kprobe_mutex; size 0 outside a preparation.
+ */
+static struct kprobe_func kprobe_prep_func;
+
+/**
+ * kprobe_func_bounds() - the function a probe address lies in
+ * @addr: address in the probe's function
+ * @start: set to the function's first byte
+ * @size: set to its size
+ *
+ * For the architecture's prepare hooks, which decode from the start of
+ * the function: while a site is prepared for a registration, the answer
+ * comes from the lookup the registration already made.
+ *
+ * Context: process, kprobe_mutex held.
+ * Return: false if kallsyms knows no symbol at @addr.
+ */
+bool kprobe_func_bounds(unsigned long addr, unsigned long *start,
+			unsigned long *size)
+{
+	struct kprobe_func *f = &kprobe_prep_func;
+	unsigned long off;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (f->size && addr - f->start < f->size) {
+		*start = f->start;
+		*size = f->size;
+		return true;
+	}
+	if (!kallsyms_lookup_size_offset(addr, size, &off))
+		return false;
+	*start = addr - off;
+	return true;
 }
 
 /**
@@ -119,14 +185,13 @@ int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 /*
  * Refuse text that other patching owns or that must not trap: the
  * blacklist, jump labels, static calls, BUG() sites, CFI preambles and
- * the vsyscall page.  The symbol name serves the blacklist's clone rule
- * and the preamble check alike, so it is looked up once.
+ * the vsyscall page.  @name is the symbol's name ("" if it has none):
+ * it serves the blacklist's clone rule and the preamble check alike.
  * Context: jump_label_lock held, preemption off.
  */
-static bool kprobe_text_reserved(unsigned long addr)
+static bool kprobe_text_reserved(unsigned long addr, const char *name)
 {
-	char name[KSYM_NAME_LEN];
-	bool named = !lookup_symbol_name(addr, name);
+	bool named = name[0];
 	void *p = (void *)addr;
 
 	if (in_gate_area_no_mm(addr) ||
@@ -140,11 +205,13 @@ static bool kprobe_text_reserved(unsigned long addr)
 }
 
 /*
- * Check that @addr is probe-able kernel or module text.  On success, a
+ * Check that @addr (in the function named @name) is probe-able kernel
+ * or module text.  On success, a
  * module address comes with a reference on the module in *@modp, to
  * be dropped once the probe is in (or the attempt abandoned).
  */
-static int kprobe_check_text(unsigned long addr, struct module **modp)
+static int kprobe_check_text(unsigned long addr, const char *name,
+			     struct module **modp)
 {
 	struct module *mod = NULL;
 	int ret = 0;
@@ -158,7 +225,7 @@ static int kprobe_check_text(unsigned long addr, struct module **modp)
 			goto out;
 		}
 	}
-	if (kprobe_text_reserved(addr)) {
+	if (kprobe_text_reserved(addr, name)) {
 		mod = NULL;
 		ret = -EINVAL;
 		goto out;
@@ -184,6 +251,7 @@ out:
 /* Per-probe state of a registration batch. */
 struct kprobe_reg {
 	struct module *mod;
+	struct kprobe_func func;
 	bool enable;
 	bool ftrace;
 	bool entry;
@@ -193,12 +261,13 @@ struct kprobe_reg {
 /* Step 1 for one probe: resolve, classify and check the address. */
 static int kprobe_reg_check(struct kprobe *p, struct kprobe_reg *r)
 {
+	char name[KSYM_NAME_LEN];
 	kprobe_opcode_t *addr;
 	unsigned long a;
 	int ret;
 
-	ret = kprobe_resolve_addr(p->addr, p->symbol_name, p->offset, &addr,
-				  &r->entry);
+	ret = kprobe_resolve_func(p->addr, p->symbol_name, p->offset, &addr,
+				  &r->entry, &r->func, name);
 	if (ret)
 		return ret;
 	p->addr = addr;
@@ -207,20 +276,23 @@ static int kprobe_reg_check(struct kprobe *p, struct kprobe_reg *r)
 	r->ftrace = kprobe_on_ftrace_site(a);
 	if (r->ftrace && !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
-	return kprobe_check_text(a, &r->mod);
+	return kprobe_check_text(a, name, &r->mod);
 }
 
-static int kprobe_prepare_site(struct kprobe_site *s)
+/* Context: kprobe_mutex held (and the locks of kprobe_attach()). */
+static int kprobe_prepare_site(struct kprobe_site *s, struct kprobe_reg *r)
 {
 	struct kprobe *kp = site_kp(s);
 	int ret;
 
+	kprobe_prep_func = r->func;
 	if (kprobe_ftrace(kp))
 		ret = arch_prepare_kprobe_ftrace(kp);
 	else
 		ret = arch_prepare_kprobe(kp);
 	if (!ret)
 		kprobe_opt_prepare(s);
+	kprobe_prep_func.size = 0;
 	return ret;
 }
 
@@ -252,7 +324,7 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 			kp->flags |= KPROBE_FLAG_FTRACE;
 		if (p->post_handler)
 			kprobe_site_want_post(kp);
-		ret = kprobe_prepare_site(s);
+		ret = kprobe_prepare_site(s, r);
 		if (!ret) {
 			ret = kprobe_site_insert(s);
 			if (ret)
@@ -266,7 +338,7 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 		/* New code at an address whose old code went away. */
 		if (p->post_handler)
 			kprobe_site_want_post(site_kp(s));
-		ret = kprobe_prepare_site(s);
+		ret = kprobe_prepare_site(s, r);
 		if (ret)
 			return ret;
 		site_kp(s)->flags &= ~KPROBE_FLAG_GONE;

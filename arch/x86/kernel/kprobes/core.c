@@ -353,13 +353,13 @@ int __copy_instruction(u8 *dest, u8 *src, u8 *real, struct insn *insn)
 static int kp_check_insn_boundary(unsigned long addr)
 {
 	kprobe_opcode_t buf[MAX_INSN_SIZE];
-	unsigned long offset, pos;
+	unsigned long start, size, pos;
 	struct insn insn;
 
-	if (!kallsyms_lookup_size_offset(addr, NULL, &offset))
+	if (!kprobe_func_bounds(addr, &start, &size))
 		return -EILSEQ;
 
-	for (pos = addr - offset; pos < addr; pos += insn.length) {
+	for (pos = start; pos < addr; pos += insn.length) {
 		if (kp_decode_at(pos, buf, &insn))
 			return -EILSEQ;
 	}

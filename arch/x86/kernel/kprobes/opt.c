@@ -434,7 +434,8 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 				  struct kprobe *orig)
 {
 	u8 code[MAX_OPTINSN_SIZE], buf[MAX_INSN_SIZE];
-	unsigned long addr = (unsigned long)op->kp.addr, size, off, from;
+	unsigned long addr = (unsigned long)op->kp.addr, fstart, size, off;
+	unsigned long from;
 	kprobe_opcode_t *slot;
 	u8 *region;
 	int len, ret;
@@ -449,8 +450,9 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	 * kallsyms sizes run to the next symbol; a huge one is a gap, not
 	 * a function, and not worth decoding.
 	 */
-	if (!kallsyms_lookup_size_offset(addr, &size, &off))
+	if (!kprobe_func_bounds(addr, &fstart, &size))
 		return -EILSEQ;
+	off = addr - fstart;
 	if (size > KP_MAX_FUNC_SIZE)
 		return -E2BIG;
 
