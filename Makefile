@@ -87,7 +87,8 @@ run: initramfs
 
 check: initramfs
 	@rm -rf $(RESULTS)/$(VARIANT) && mkdir -p $(RESULTS)/$(VARIANT)
-	@$(HARNESS)/ftrace-cases.sh $(BUILD)/src "$(FTRACE)" $(RESULTS)/$(VARIANT)/ftrace-skips.txt \
+	@PROBES_ARCH=$(ARCH) $(HARNESS)/ftrace-cases.sh $(BUILD)/src "$(FTRACE)" \
+		$(RESULTS)/$(VARIANT)/ftrace-skips.txt \
 		> $(RESULTS)/$(VARIANT)/ftrace-cases.txt
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz check \
 		$(LOGS)/$(VARIANT)-check.log $(RESULTS)/$(VARIANT) $(CHECK_TIMEOUT) $(DEBUG_CMDLINE) $(CMDLINE) || true

@@ -21,6 +21,10 @@ while read -r c f reason; do
 		known[$c]=$reason
 	fi
 done < "$here/known-base-bugs"
+while read -r a c reason; do
+	[ -z "$a" ] || [ "${a:0:1}" = "#" ] && continue
+	[ "$a" = "${PROBES_ARCH:-x86_64}" ] && known[$c]=$reason
+done < "$here/known-env-failures"
 
 for c in ${list//,/ }; do
 	if [ -d "$dir/$c" ]; then
