@@ -14,6 +14,7 @@
 #include <linux/kallsyms.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include "internal.h"
 
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
@@ -25,7 +26,8 @@ struct kprobe_slot_page {
 	unsigned int nr_dirty;
 	unsigned long *used;	/* points into bits[] */
 	unsigned long *dirty;	/* points into bits[] */
-	struct rcu_head rcu;
+	struct kprobe_insn_cache *cache;
+	struct rcu_work free_work;
 	unsigned long bits[];
 };
 
@@ -120,7 +122,22 @@ static struct kprobe_slot_page *slot_page_new(struct kprobe_insn_cache *c)
 	return pg;
 }
 
-/* Give an empty page back, unless it is the last one.  c->mutex held. */
+static void slot_page_free(struct work_struct *work)
+{
+	struct kprobe_slot_page *pg = container_of(to_rcu_work(work),
+						   struct kprobe_slot_page,
+						   free_work);
+
+	pg->cache->free(pg->base);
+	kfree(pg);
+}
+
+/*
+ * Give an empty page back, unless it is the last one.  It is freed
+ * after a grace period (__is_insn_slot_addr() may be looking at it), by
+ * a worker: unregistering a batch of probes does not wait for one grace
+ * period per page it empties.  Context: c->mutex held.
+ */
 static void slot_page_release(struct kprobe_insn_cache *c,
 			      struct kprobe_slot_page *pg)
 {
@@ -129,10 +146,9 @@ static void slot_page_release(struct kprobe_insn_cache *c,
 	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)pg->base,
 			   PAGE_SIZE, true, c->sym);
 	list_del_rcu(&pg->list);
-	/* __is_insn_slot_addr() may be looking at it. */
-	synchronize_rcu();
-	c->free(pg->base);
-	kfree(pg);
+	pg->cache = c;
+	INIT_RCU_WORK(&pg->free_work, slot_page_free);
+	queue_rcu_work(system_wq, &pg->free_work);
 }
 
 /*
