@@ -11,6 +11,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -369,8 +370,18 @@ static void fc_test_nmissed(struct kunit *test)
 	 * ftrace lets one recursion level through (its "transition" bit, for
 	 * an interrupt not yet visible in preempt_count); the handler of that
 	 * nested call recurses once more, and that call is the one missed.
+	 * Where ftrace calls each ops from a trampoline of its own (x86_64,
+	 * and arm64's call ops), that last call reaches the fprobe, which
+	 * counts it.  Elsewhere (32-bit x86) ftrace calls every ops through
+	 * its list function once another ops exists anywhere, and that
+	 * function stops the recursion before any ops sees it: not counted,
+	 * but not run either (entries[2] below).
 	 */
-	KUNIT_EXPECT_EQ(test, fp.nmissed, 2);
+	if (IS_ENABLED(CONFIG_X86_64) ||
+	    IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS))
+		KUNIT_EXPECT_EQ(test, fp.nmissed, 2);
+	else
+		KUNIT_EXPECT_LE(test, fp.nmissed, 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 2);
@@ -642,7 +653,8 @@ static void fc_test_scale(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
 	t2 = ktime_get_ns();
 	kunit_info(test, "glob vfs_*: register %llu us, unregister %llu us\n",
-		   (t1 - t0) / 1000, (t2 - t1) / 1000);
+		   div_u64(t1 - t0, NSEC_PER_USEC),
+		   div_u64(t2 - t1, NSEC_PER_USEC));
 
 	c.names = kvcalloc(c.max, sizeof(*c.names), GFP_KERNEL);
 	c.buf = kvmalloc(c.size, GFP_KERNEL);
@@ -656,7 +668,8 @@ static void fc_test_scale(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
 	t2 = ktime_get_ns();
 	kunit_info(test, "%d names: register %llu us, unregister %llu us\n",
-		   c.nr, (t1 - t0) / 1000, (t2 - t1) / 1000);
+		   c.nr, div_u64(t1 - t0, NSEC_PER_USEC),
+		   div_u64(t2 - t1, NSEC_PER_USEC));
 
 	/* Still usable on a small set afterwards. */
 	fp.entry_handler = fc_entry;
