@@ -11,6 +11,12 @@
  * be written), then a struct pt_regs, and calls the generic handler.  The
  * ORC unwinder sees the pt_regs (ip = trampoline, sp = slot + 8) and asks
  * rethook_find_ret_addr() for the real return address of the slot.
+ *
+ * The 32-bit trampoline has no ORC to describe it.  It makes a frame of
+ * its own instead: the pushed word is its return address slot and %ebp
+ * links to the hooked function's caller, so the frame-pointer unwinder
+ * (and the guess unwinder, which scans the stack) find the real return
+ * address there once the handler has written it.
  */
 #include <linux/kprobes.h>
 #include <linux/linkage.h>
@@ -22,6 +28,21 @@
 #include <asm/ptrace.h>
 #include <asm/segment.h>
 #include <asm/unwind_hints.h>
+
+#define RH_S(x)		__stringify(x)
+
+#define RH_TRAMPOLINE_BEGIN						\
+	".pushsection .text, \"ax\"\n"					\
+	".globl arch_rethook_trampoline\n"				\
+	".type arch_rethook_trampoline, @function\n"			\
+	"arch_rethook_trampoline:\n"
+
+#define RH_TRAMPOLINE_END						\
+	ASM_RET								\
+	".size arch_rethook_trampoline, .-arch_rethook_trampoline\n"	\
+	".popsection\n"
+
+void arch_rethook_trampoline_callback(struct pt_regs *regs);
 
 #ifdef CONFIG_X86_64
 
@@ -49,10 +70,6 @@
 #define RH_SS		160
 #define RH_SIZE		168
 
-#define RH_S(x)		__stringify(x)
-
-void arch_rethook_trampoline_callback(struct pt_regs *regs);
-
 /*
  * Reached by the hooked function's RET, never called: no ENDBR needed.
  * The interrupted-at-entry case is handled by the ORC unwinder itself
@@ -60,10 +77,7 @@ void arch_rethook_trampoline_callback(struct pt_regs *regs);
  * pointer).
  */
 asm(
-	".pushsection .text, \"ax\"\n"
-	".globl arch_rethook_trampoline\n"
-	".type arch_rethook_trampoline, @function\n"
-	"arch_rethook_trampoline:\n"
+	RH_TRAMPOLINE_BEGIN
 	UNWIND_HINT_UNDEFINED
 	ANNOTATE_NOENDBR
 	/* The slot the real return address goes to; a call frame from here. */
@@ -115,27 +129,104 @@ asm(
 	"	movq " RH_S(RH_DI) "(%rsp), %rdi\n"
 	"	addq $" RH_S(RH_SIZE) ", %rsp\n"
 	UNWIND_HINT_FUNC
-	ASM_RET
-	".size arch_rethook_trampoline, .-arch_rethook_trampoline\n"
-	".popsection\n"
+	RH_TRAMPOLINE_END
 );
-NOKPROBE_SYMBOL(arch_rethook_trampoline);
 
 static_assert(offsetof(struct pt_regs, r15) == RH_R15);
 static_assert(offsetof(struct pt_regs, r14) == RH_R14);
 static_assert(offsetof(struct pt_regs, r13) == RH_R13);
 static_assert(offsetof(struct pt_regs, r12) == RH_R12);
-static_assert(offsetof(struct pt_regs, bp) == RH_BP);
-static_assert(offsetof(struct pt_regs, bx) == RH_BX);
 static_assert(offsetof(struct pt_regs, r11) == RH_R11);
 static_assert(offsetof(struct pt_regs, r10) == RH_R10);
 static_assert(offsetof(struct pt_regs, r9) == RH_R9);
 static_assert(offsetof(struct pt_regs, r8) == RH_R8);
-static_assert(offsetof(struct pt_regs, ax) == RH_AX);
+
+#else /* !CONFIG_X86_64 */
+
+/* struct pt_regs offsets for the trampoline, checked below. */
+#define RH_BX		0
+#define RH_CX		4
+#define RH_DX		8
+#define RH_SI		12
+#define RH_DI		16
+#define RH_BP		20
+#define RH_AX		24
+#define RH_DS		28
+#define RH_ES		32
+#define RH_FS		36
+#define RH_GS		40
+#define RH_ORIG_AX	44
+#define RH_IP		48
+#define RH_CS		52
+#define RH_FLAGS	56
+#define RH_SP		60
+#define RH_SS		64
+#define RH_SIZE		68
+
+/*
+ * Stack while the callback runs, from the top down: the slot the real
+ * return address goes to (at the hooked function's return address slot),
+ * the caller's %ebp (%ebp points here), struct pt_regs (%esp points
+ * here).  The callback takes @regs in %eax (regparm).
+ */
+asm(
+	RH_TRAMPOLINE_BEGIN
+	"	pushl $arch_rethook_trampoline\n"
+	"	pushl %ebp\n"
+	"	movl %esp, %ebp\n"
+	"	subl $" RH_S(RH_SIZE) ", %esp\n"
+	"	movl %eax, " RH_S(RH_AX) "(%esp)\n"
+	"	movl %ebx, " RH_S(RH_BX) "(%esp)\n"
+	"	movl %ecx, " RH_S(RH_CX) "(%esp)\n"
+	"	movl %edx, " RH_S(RH_DX) "(%esp)\n"
+	"	movl %esi, " RH_S(RH_SI) "(%esp)\n"
+	"	movl %edi, " RH_S(RH_DI) "(%esp)\n"
+	"	movl (%ebp), %eax\n"
+	"	movl %eax, " RH_S(RH_BP) "(%esp)\n"
+	"	movw %ds, " RH_S(RH_DS) "(%esp)\n"
+	"	movw %es, " RH_S(RH_ES) "(%esp)\n"
+	"	movw %fs, " RH_S(RH_FS) "(%esp)\n"
+	"	movw %gs, " RH_S(RH_GS) "(%esp)\n"
+	"	pushfl\n"
+	"	popl " RH_S(RH_FLAGS) "(%esp)\n"
+	"	movl $-1, " RH_S(RH_ORIG_AX) "(%esp)\n"
+	"	movl $arch_rethook_trampoline, " RH_S(RH_IP) "(%esp)\n"
+	"	movl $" RH_S(__KERNEL_CS) ", " RH_S(RH_CS) "(%esp)\n"
+	"	movl $" RH_S(__KERNEL_DS) ", " RH_S(RH_SS) "(%esp)\n"
+	/* The stack pointer the hooked function returned with. */
+	"	leal 8(%ebp), %eax\n"
+	"	movl %eax, " RH_S(RH_SP) "(%esp)\n"
+	"	movl %esp, %eax\n"
+	"	call arch_rethook_trampoline_callback\n"
+	/* Handlers may have changed registers (the return value). */
+	"	movl " RH_S(RH_BP) "(%esp), %eax\n"
+	"	movl %eax, (%ebp)\n"
+	"	movl " RH_S(RH_BX) "(%esp), %ebx\n"
+	"	movl " RH_S(RH_CX) "(%esp), %ecx\n"
+	"	movl " RH_S(RH_DX) "(%esp), %edx\n"
+	"	movl " RH_S(RH_SI) "(%esp), %esi\n"
+	"	movl " RH_S(RH_DI) "(%esp), %edi\n"
+	"	movl " RH_S(RH_AX) "(%esp), %eax\n"
+	"	leave\n"
+	RH_TRAMPOLINE_END
+);
+
+static_assert(offsetof(struct pt_regs, ds) == RH_DS);
+static_assert(offsetof(struct pt_regs, es) == RH_ES);
+static_assert(offsetof(struct pt_regs, fs) == RH_FS);
+static_assert(offsetof(struct pt_regs, gs) == RH_GS);
+
+#endif /* CONFIG_X86_64 */
+
+NOKPROBE_SYMBOL(arch_rethook_trampoline);
+
+static_assert(offsetof(struct pt_regs, bx) == RH_BX);
 static_assert(offsetof(struct pt_regs, cx) == RH_CX);
 static_assert(offsetof(struct pt_regs, dx) == RH_DX);
 static_assert(offsetof(struct pt_regs, si) == RH_SI);
 static_assert(offsetof(struct pt_regs, di) == RH_DI);
+static_assert(offsetof(struct pt_regs, bp) == RH_BP);
+static_assert(offsetof(struct pt_regs, ax) == RH_AX);
 static_assert(offsetof(struct pt_regs, orig_ax) == RH_ORIG_AX);
 static_assert(offsetof(struct pt_regs, ip) == RH_IP);
 static_assert(offsetof(struct pt_regs, cs) == RH_CS);
@@ -143,10 +234,6 @@ static_assert(offsetof(struct pt_regs, flags) == RH_FLAGS);
 static_assert(offsetof(struct pt_regs, sp) == RH_SP);
 static_assert(offsetof(struct pt_regs, ss) == RH_SS);
 static_assert(sizeof(struct pt_regs) == RH_SIZE);
-
-#else
-#error "rethook: the x86 trampoline is written for 64-bit only"
-#endif /* CONFIG_X86_64 */
 
 /*
  * Called by arch_rethook_trampoline() only, with the registers of the
