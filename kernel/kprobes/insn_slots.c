@@ -114,6 +114,7 @@ static struct kprobe_slot_page *slot_page_new(struct kprobe_insn_cache *c)
 		kfree(pg);
 		return NULL;
 	}
+	pg->cache = c;
 	pg->used = pg->bits;
 	pg->dirty = pg->bits + BITS_TO_LONGS(n);
 	list_add_rcu(&pg->list, &c->pages);
@@ -146,7 +147,6 @@ static void slot_page_release(struct kprobe_insn_cache *c,
 	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)pg->base,
 			   PAGE_SIZE, true, c->sym);
 	list_del_rcu(&pg->list);
-	pg->cache = c;
 	INIT_RCU_WORK(&pg->free_work, slot_page_free);
 	queue_rcu_work(system_wq, &pg->free_work);
 }
