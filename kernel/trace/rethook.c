@@ -32,6 +32,7 @@
 #define pr_fmt(fmt) "rethook: " fmt
 
 #include <linux/bitops.h>
+#include <linux/context_tracking.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -88,6 +89,31 @@ static __always_inline struct rethook_task *rethook_task_of(struct task_struct *
 	if (!first || first == &rethook_task_gone)
 		return NULL;
 	return container_of(first, struct rethook_task, self);
+}
+
+/*
+ * The current task's area, or NULL.  A running task is never gone
+ * (rethook_flush_task() comes after its last schedule), so the hit path
+ * only tells "none yet" from "there".
+ */
+static __always_inline struct rethook_task *rethook_task_current(void)
+{
+	struct llist_node *first = READ_ONCE(current->rethooks.first);
+
+	return first ? container_of(first, struct rethook_task, self) : NULL;
+}
+
+/*
+ * Is RCU watching this CPU?  The inline form where context tracking
+ * provides one.  Context: preemption disabled.
+ */
+static __always_inline bool rethook_rcu_watching(void)
+{
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	return rcu_is_watching_curr_cpu();
+#else
+	return rcu_is_watching();
+#endif
 }
 
 static struct rethook_task *rethook_task_new(gfp_t gfp)
@@ -276,8 +302,8 @@ static __always_inline struct rethook_node *rethook_pool_take(struct rethook *rh
  * must not be touched afterwards.  Context: the task's own, preemption
  * disabled (or the task is gone).
  */
-static void rethook_node_release(struct rethook_task *rt,
-				 struct rethook_node *node)
+static __always_inline void rethook_node_release(struct rethook_task *rt,
+						 struct rethook_node *node)
 {
 	struct rethook *rh = node->rethook;
 	unsigned long where = node->where;
@@ -288,7 +314,6 @@ static void rethook_node_release(struct rethook_task *rt,
 		WRITE_ONCE(rt->top, where >> RETHOOK_WHERE_SHIFT);
 	this_cpu_dec(*rh->inflight);
 }
-NOKPROBE_SYMBOL(rethook_node_release);
 
 static long rethook_inflight(struct rethook *rh)
 {
@@ -430,17 +455,18 @@ EXPORT_SYMBOL_GPL(rethook_free);
  */
 struct rethook_node *rethook_try_get(struct rethook *rh)
 {
+	struct rethook_task *rt = rethook_task_current();
 	struct rethook_node *node = NULL;
-	struct rethook_task *rt;
 
-	/* rethook_free() relies on RCU: this must be a read-side section. */
-	if (unlikely(!rcu_is_watching()))
-		return NULL;
-	rt = rethook_task_of(current);
 	if (unlikely(!rt))
 		return NULL;
 
 	preempt_disable_notrace();
+	/* rethook_free() relies on RCU: this must be a read-side section. */
+	if (unlikely(!rethook_rcu_watching())) {
+		preempt_enable_notrace();
+		return NULL;
+	}
 	this_cpu_inc(*rh->inflight);
 	if (likely(READ_ONCE(rh->handler)) && !rethook_nest_full(rt, rh)) {
 		node = rethook_area_take(rt, rh->node_size);
@@ -466,7 +492,7 @@ NOKPROBE_SYMBOL(rethook_try_get);
 void rethook_recycle(struct rethook_node *node)
 {
 	preempt_disable_notrace();
-	rethook_node_release(rethook_task_of(current), node);
+	rethook_node_release(rethook_task_current(), node);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(rethook_recycle);
@@ -486,7 +512,7 @@ NOKPROBE_SYMBOL(rethook_recycle);
  */
 void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 {
-	struct rethook_task *rt = rethook_task_of(current);
+	struct rethook_task *rt = rethook_task_current();
 
 	arch_rethook_prepare(node, regs, mcount);
 	node->llist.next = rt->pending.first;
@@ -549,10 +575,10 @@ NOKPROBE_SYMBOL(rethook_find_ret_addr);
  * returned in.
  * Return: the address to return to.
  */
-unsigned long rethook_trampoline_handler(struct pt_regs *regs,
-					 unsigned long frame)
+__visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
+						   unsigned long frame)
 {
-	struct rethook_task *rt = rethook_task_of(current);
+	struct rethook_task *rt = rethook_task_current();
 	struct rethook_node *node, *last = NULL;
 	rethook_handler_t handler;
 	struct llist_node *pos;
