@@ -42,8 +42,6 @@
 	".size arch_rethook_trampoline, .-arch_rethook_trampoline\n"	\
 	".popsection\n"
 
-void arch_rethook_trampoline_callback(struct pt_regs *regs);
-
 #ifdef CONFIG_X86_64
 
 /* struct pt_regs offsets for the trampoline, checked below. */
@@ -110,14 +108,14 @@ asm(
 	"	movq %rax, " RH_S(RH_SP) "(%rsp)\n"
 	UNWIND_HINT(UNWIND_HINT_TYPE_REGS, ORC_REG_SP, 0, 0)
 	"	movq %rsp, %rdi\n"
-	"	call arch_rethook_trampoline_callback\n"
-	/* Handlers may have changed registers (the return value). */
-	"	movq " RH_S(RH_R15) "(%rsp), %r15\n"
-	"	movq " RH_S(RH_R14) "(%rsp), %r14\n"
-	"	movq " RH_S(RH_R13) "(%rsp), %r13\n"
-	"	movq " RH_S(RH_R12) "(%rsp), %r12\n"
-	"	movq " RH_S(RH_BP) "(%rsp), %rbp\n"
-	"	movq " RH_S(RH_BX) "(%rsp), %rbx\n"
+	"	leaq " RH_S(RH_SIZE) "(%rsp), %rsi\n"
+	"	call rethook_trampoline_handler\n"
+	/*
+	 * Handlers may have changed the registers the caller sees changed
+	 * by a call: the return value, and the scratch registers of
+	 * functions with a narrower clobber list.  The callee-saved ones
+	 * are as the hooked function left them (the C code kept them).
+	 */
 	"	movq " RH_S(RH_R11) "(%rsp), %r11\n"
 	"	movq " RH_S(RH_R10) "(%rsp), %r10\n"
 	"	movq " RH_S(RH_R9) "(%rsp), %r9\n"
@@ -164,10 +162,11 @@ static_assert(offsetof(struct pt_regs, r8) == RH_R8);
 #define RH_SIZE		68
 
 /*
- * Stack while the callback runs, from the top down: the slot the real
+ * Stack while the handler runs, from the top down: the slot the real
  * return address goes to (at the hooked function's return address slot),
  * the caller's %ebp (%ebp points here), struct pt_regs (%esp points
- * here).  The callback takes @regs in %eax (regparm).
+ * here).  rethook_trampoline_handler() takes @regs in %eax and the slot
+ * in %edx (regparm).
  */
 asm(
 	RH_TRAMPOLINE_BEGIN
@@ -197,15 +196,11 @@ asm(
 	"	leal 8(%ebp), %eax\n"
 	"	movl %eax, " RH_S(RH_SP) "(%esp)\n"
 	"	movl %esp, %eax\n"
-	"	call arch_rethook_trampoline_callback\n"
-	/* Handlers may have changed registers (the return value). */
-	"	movl " RH_S(RH_BP) "(%esp), %eax\n"
-	"	movl %eax, (%ebp)\n"
-	"	movl " RH_S(RH_BX) "(%esp), %ebx\n"
+	"	leal 4(%ebp), %edx\n"
+	"	call rethook_trampoline_handler\n"
+	/* As above: the callee-saved registers are the function's. */
 	"	movl " RH_S(RH_CX) "(%esp), %ecx\n"
 	"	movl " RH_S(RH_DX) "(%esp), %edx\n"
-	"	movl " RH_S(RH_SI) "(%esp), %esi\n"
-	"	movl " RH_S(RH_DI) "(%esp), %edi\n"
 	"	movl " RH_S(RH_AX) "(%esp), %eax\n"
 	"	leave\n"
 	RH_TRAMPOLINE_END
@@ -236,21 +231,11 @@ static_assert(offsetof(struct pt_regs, ss) == RH_SS);
 static_assert(sizeof(struct pt_regs) == RH_SIZE);
 
 /*
- * Called by arch_rethook_trampoline() only, with the registers of the
- * return; the context is the one the hooked function returned in.
- */
-__visible void arch_rethook_trampoline_callback(struct pt_regs *regs)
-{
-	rethook_trampoline_handler(regs, regs->sp - sizeof(long));
-}
-NOKPROBE_SYMBOL(arch_rethook_trampoline_callback);
-
-/*
  * Put the real return address in the slot the trampoline returns through,
  * just below the stack pointer the hooked function returned with, and in
  * regs->ip: handlers see the registers as at the real return, and a stack
  * trace from them (or from @regs) starts at the real caller.
- * Context: arch_rethook_trampoline_callback().
+ * Context: rethook_trampoline_handler(), from the trampoline.
  */
 void arch_rethook_fixup_return(struct pt_regs *regs,
 			       unsigned long correct_ret_addr)
