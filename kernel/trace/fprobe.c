@@ -16,7 +16,8 @@
  * of one fprobe pending in one task (recursion depth) instead.  When no
  * node can be had, the call counts as missed: the entry handler still runs
  * (with a per-CPU, per-context spare buffer as its entry_data) and the
- * exit is not hooked.
+ * exit is not hooked.  An exit handler runs under the ftrace recursion
+ * bit its entry held (see fprobe_exit_trylock()).
  *
  * Registers.  With DYNAMIC_FTRACE_WITH_REGS the handlers get the pt_regs
  * that ftrace saved.  On arm64, which only has DYNAMIC_FTRACE_WITH_ARGS,
@@ -76,11 +77,14 @@
  * struct fprobe_call - one call waiting for its exit
  * @node: the rethook's part, first.
  * @entry_ip: the ftrace site the call came through.
+ * @bit: the ftrace recursion bit the entry callback held, which the exit
+ *	takes again (see fprobe_exit_trylock()).
  * @data: fprobe::entry_data_size bytes for the handlers.
  */
 struct fprobe_call {
 	struct rethook_node	node;
 	unsigned long		entry_ip;
+	int			bit;
 	u64			data[];
 };
 
@@ -201,6 +205,7 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 	}
 	call = container_of(node, struct fprobe_call, node);
 	call->entry_ip = ip;
+	call->bit = bit;
 	if (fp->entry_handler)
 		skip_exit = fp->entry_handler(fp, ip, parent_ip, regs,
 					      fp->entry_data_size ? call->data : NULL);
@@ -259,36 +264,71 @@ static void fprobe_ftrace_entry_kshared(unsigned long ip, unsigned long parent_i
 }
 NOKPROBE_SYMBOL(fprobe_ftrace_entry_kshared);
 
+/*
+ * The recursion guard of an exit handler.  A hooked call returns in the
+ * context it was made in: calls made in an interrupt (or NMI) return
+ * before the code it interrupted goes on.  So the exit takes the ftrace
+ * recursion bit its entry held, the one ftrace_test_recursion_trylock()
+ * would find again, without working out the context a second time.  If
+ * that bit is held, a handler of this context is under way and has led
+ * to this return: a recursion, and a miss.  Even where a function
+ * changes the context between its entry and its return (irq_enter_rcu()),
+ * a bit that is held is left alone, so no other holder loses its guard.
+ * Context: the exit handler, preemption disabled.
+ */
+static __always_inline bool fprobe_exit_trylock(int bit)
+{
+	unsigned int val = READ_ONCE(current->trace_recursion);
+
+	if (unlikely(val & BIT(bit)))
+		return false;
+	WRITE_ONCE(current->trace_recursion, val | BIT(bit));
+	barrier();
+	return true;
+}
+
+static __always_inline void fprobe_exit_unlock(int bit)
+{
+	barrier();
+	trace_recursion_clear(bit);
+}
+
+/* The exit handler under the kprobe rules (%FPROBE_FL_KPROBE_SHARED). */
+static noinline void fprobe_exit_kshared(struct fprobe *fp,
+					 struct fprobe_call *call,
+					 unsigned long ret_ip,
+					 struct pt_regs *regs)
+{
+	if (unlikely(kprobe_running())) {
+		fprobe_count_miss(fp);
+		return;
+	}
+	kprobe_busy_begin();
+	fp->exit_handler(fp, call->entry_ip, ret_ip, regs,
+			 fp->entry_data_size ? call->data : NULL);
+	kprobe_busy_end();
+}
+NOKPROBE_SYMBOL(fprobe_exit_kshared);
+
 /* rethook handler.  Context: the return of a hooked call, preemption off. */
 static void fprobe_rethook_exit(struct rethook_node *node, void *data,
 				unsigned long ret_ip, struct pt_regs *regs)
 {
 	struct fprobe_call *call = container_of(node, struct fprobe_call, node);
 	struct fprobe *fp = data;
-	bool kshared;
-	int bit;
 
 	if (unlikely(fprobe_disabled(fp)))
 		return;
-	bit = ftrace_test_recursion_trylock(call->entry_ip, ret_ip);
-	if (unlikely(bit < 0)) {
+	if (unlikely(!fprobe_exit_trylock(call->bit))) {
 		fprobe_count_miss(fp);
 		return;
 	}
-	kshared = fprobe_shared_with_kprobes(fp);
-	if (kshared) {
-		if (unlikely(kprobe_running())) {
-			fprobe_count_miss(fp);
-			goto out;
-		}
-		kprobe_busy_begin();
-	}
-	fp->exit_handler(fp, call->entry_ip, ret_ip, regs,
-			 fp->entry_data_size ? call->data : NULL);
-	if (kshared)
-		kprobe_busy_end();
-out:
-	ftrace_test_recursion_unlock(bit);
+	if (unlikely(fprobe_shared_with_kprobes(fp)))
+		fprobe_exit_kshared(fp, call, ret_ip, regs);
+	else
+		fp->exit_handler(fp, call->entry_ip, ret_ip, regs,
+				 fp->entry_data_size ? call->data : NULL);
+	fprobe_exit_unlock(call->bit);
 }
 NOKPROBE_SYMBOL(fprobe_rethook_exit);
 

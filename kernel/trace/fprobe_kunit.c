@@ -62,6 +62,7 @@ struct fc_state {
 	size_t		data_size;
 	bool		skip_odd;
 	bool		recurse;
+	bool		recurse_exit;
 };
 
 static struct fc_state fc;
@@ -140,6 +141,8 @@ static notrace void fc_exit(struct fprobe *fp, unsigned long ip,
 	atomic_inc(&fc.exits[i]);
 	if (fprobe_shared_with_kprobes(fp) && !kprobe_running())
 		atomic_inc(&fc.not_busy);
+	if (fc.recurse_exit)
+		fc_tgt[2](i);	/* probed too: see fc_test_exit_recursion() */
 	if (instruction_pointer(regs) != ret_ip)
 		atomic_inc(&fc.bad_ip);
 	if (!fc.data_size) {
@@ -396,6 +399,42 @@ static void fc_test_nmissed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[FC_NTARGETS]), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[FC_NTARGETS]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+}
+
+/*
+ * Recursion from an exit handler: the exit runs under its entry's ftrace
+ * recursion bit, so a probed function it calls goes through ftrace's one
+ * "transition" level and the call after that is missed, as from an entry
+ * handler.  Every call: the exit of tgt[0] calls tgt[2] (entry and exit
+ * run, on the transition bit), whose exit calls tgt[2] again (missed).
+ * The task's recursion bits are as they were afterwards.
+ */
+static void fc_test_exit_recursion(struct kunit *test)
+{
+	struct fprobe fp = { .entry_handler = fc_entry, .exit_handler = fc_exit };
+	unsigned long ips[] = { fc.site[0], fc.site[2] };
+	unsigned int bits = current->trace_recursion;
+
+	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&fp, ips, 2), 0);
+	fc.recurse_exit = true;
+	fc_tgt[0](1);
+	fc_tgt[0](2);
+	fc.recurse_exit = false;
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	KUNIT_EXPECT_EQ(test, current->trace_recursion, bits);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
+	/* As in fc_test_nmissed(): exact where each ops has its trampoline. */
+	if (IS_ENABLED(CONFIG_X86_64) ||
+	    IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS)) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 2);
+		KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[2]), 2);
+		KUNIT_EXPECT_EQ(test, fp.nmissed, 2);
+	} else {
+		KUNIT_EXPECT_LE(test, atomic_read(&fc.exits[2]), 2);
+		KUNIT_EXPECT_LE(test, fp.nmissed, 2);
+	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
 }
 
@@ -691,6 +730,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_skip_exit),
 	KUNIT_CASE(fc_test_disable),
 	KUNIT_CASE(fc_test_nmissed),
+	KUNIT_CASE(fc_test_exit_recursion),
 	KUNIT_CASE(fc_test_kprobe_shared),
 	KUNIT_CASE(fc_test_sleepers),
 	KUNIT_CASE(fc_test_contract),
