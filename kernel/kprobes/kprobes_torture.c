@@ -810,7 +810,8 @@ static int kpt_caller(void *arg)
 				continue;
 			after = atomic_long_read(&kpt_slots[i].seq);
 			kpt_account(&kpt_slots[i], before[i], after, n);
-			if (before[i] == after && kpt_state(after) == KPT_ARMED)
+			if (strict && before[i] == after &&
+			    kpt_state(after) == KPT_ARMED)
 				kpt_check_own_hit(&kpt_slots[i], hits[i],
 						  missed[i], after, n);
 		}
