@@ -55,8 +55,9 @@ static inline unsigned int table_size(struct kprobe_table *t)
 	return t->mask + 1;
 }
 
-static inline unsigned int table_hash(const struct kprobe_table *t,
-				      unsigned long addr)
+/* An unsigned long: no zero extension when it indexes the slots. */
+static inline unsigned long table_hash(const struct kprobe_table *t,
+				       unsigned long addr)
 {
 	return (addr * (unsigned long)GOLDEN_RATIO_PRIME) >> t->shift;
 }
@@ -67,11 +68,35 @@ static struct kprobe_table *table_locked(void)
 					 lockdep_is_held(&kprobe_mutex));
 }
 
+/*
+ * get_kprobe() past a first slot that held another site: walk on along
+ * the chain.  Context: as get_kprobe().
+ */
+static noinline struct kprobe *get_kprobe_chain(struct kprobe_table *t,
+						void *addr)
+{
+	unsigned int i = table_hash(t, (unsigned long)addr), n;
+	struct kprobe_site *s;
+
+	/* The table always keeps an empty slot; the bound is a backstop. */
+	for (n = 1; n <= t->mask; n++) {
+		i = (i + 1) & t->mask;
+		s = READ_ONCE(t->slot[i]);
+		if (!s)
+			return NULL;
+		if (site_kp(s)->addr == addr)
+			return site_kp(s);
+	}
+	return NULL;
+}
+NOKPROBE_SYMBOL(get_kprobe_chain);
+
 /**
  * get_kprobe() - the probe that owns an address
  * @addr: probed address
  *
- * The lookup of every hit: one multiply, then usually one slot.
+ * The lookup of every hit: one multiply, then usually one slot, which
+ * holds the site or is empty; a chain is walked out of line.
  *
  * Return: the site probe at @addr (the object the architecture arms and
  * whose handlers call every registered probe there), or NULL.
@@ -84,23 +109,18 @@ struct kprobe *get_kprobe(void *addr)
 {
 	struct kprobe_table *t;
 	struct kprobe_site *s;
-	unsigned int i, n;
 
 	t = rcu_dereference_check(kprobe_table,
 				  rcu_read_lock_sched_held() ||
 				  lockdep_is_held(&kprobe_mutex));
-	if (!t)
+	if (unlikely(!t))
 		return NULL;
-	i = table_hash(t, (unsigned long)addr);
-	/* The table always keeps an empty slot; the bound is a backstop. */
-	for (n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
-		s = READ_ONCE(t->slot[i]);
-		if (!s)
-			return NULL;
-		if (site_kp(s)->addr == addr)
-			return site_kp(s);
-	}
-	return NULL;
+	s = READ_ONCE(t->slot[table_hash(t, (unsigned long)addr)]);
+	if (likely(s && site_kp(s)->addr == addr))
+		return site_kp(s);
+	if (!s)
+		return NULL;
+	return get_kprobe_chain(t, addr);
 }
 NOKPROBE_SYMBOL(get_kprobe);
 
