@@ -16,7 +16,8 @@
 # symbol simply builds without it.
 #
 # Environment: PATCHES_FROM=N starts building at patch N (all patches are
-# still applied and checkpatch'ed); PATCHES_BUILD=0 skips the builds.
+# still applied and checkpatch'ed); PATCHES_ONLY="5 6 7 83-89" builds just
+# those patches (numbers and ranges); PATCHES_BUILD=0 skips the builds.
 #
 # Writes $BUILD/results/patches-check.txt: one line per patch (applied,
 # built, checkpatch errors and warnings) and a summary line.  Exits
@@ -33,6 +34,7 @@ out=$build/$arch-am
 patches=$build/patches
 report=$build/results/patches-check.txt
 from=${PATCHES_FROM:-1}
+only=${PATCHES_ONLY:-}
 do_build=${PATCHES_BUILD:-1}
 jobs=${JOBS:-$(nproc)}
 
@@ -43,6 +45,20 @@ arm64)  karch=arm64 cross=aarch64-linux-gnu- ;;
 esac
 
 log() { printf '  %-8s %s\n' "$1" "$2"; }
+
+# Is patch $1 to be built?  PATCHES_ONLY, else PATCHES_FROM onwards.
+want_build() {
+	local i=$1 r
+	[ "$do_build" = 1 ] || return 1
+	[ -n "$only" ] || { [ "$i" -ge "$from" ]; return; }
+	for r in $only; do
+		case $r in
+		*-*) [ "$i" -ge "${r%-*}" ] && [ "$i" -le "${r#*-}" ] && return 0 ;;
+		*) [ "$i" = "$r" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
 
 mapfile -t series < <(ls "$patches"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
 	grep -v '/0000-cover-letter.patch$' || true)
@@ -116,7 +132,7 @@ fi
 for i in $(seq 1 "$n"); do
 	p=${series[$((i - 1))]}
 	status=-
-	if [ "$do_build" = 1 ] && [ "$i" -ge "$from" ]; then
+	if want_build "$i"; then
 		git -C "$tree" checkout -q "${commits[$i]}"
 		cp "$out/.config.full" "$out/.config"
 		flock 9

@@ -21,6 +21,9 @@ outdir=$build/patches
 # Subjects of commits that only mend the commit before them (review
 # follow-ups): their change is folded into the previous patch.
 folds=$here/series-folds
+# Lines that a commit added before the file they need existed: each is
+# kept out of the series until the patch that adds that file.
+holds=$here/series-holds
 version=$(cat "$build/base-version")
 
 git -C "$base" worktree prune
@@ -38,10 +41,28 @@ trap 'rm -rf "$export_dir"' EXIT
 signoff_name=$(git -C "$repo" config user.name || echo "Probes Developers")
 signoff_mail=$(git -C "$repo" config user.email || echo "probes@localhost")
 
+# hold_lines DIR SUBJECT: drop from DIR the lines series-holds still
+# holds back at the commit SUBJECT.  A hold ends at the commit whose
+# subject it names, and stays ended (released[]).
+declare -A released=()
+hold_lines() {
+	local dir=$1 subject=$2 until file line
+	[ -f "$holds" ] || return 0
+	while IFS=$'\t' read -r until file line; do
+		case $until in ''|'#'*) continue ;; esac
+		[ "$subject" = "$until" ] && released[$until]=1
+		[ -z "${released[$until]:-}" ] && [ -f "$dir/$file" ] || continue
+		grep -vxF -- "$line" "$dir/$file" > "$dir/.hold" || true
+		cat "$dir/.hold" > "$dir/$file"
+		rm -f "$dir/.hold"
+	done < "$holds"
+}
+
 count=0 folded=0
 for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	rm -rf "$export_dir/t" && mkdir "$export_dir/t"
 	git -C "$repo" archive "$c" | tar -x -C "$export_dir/t"
+	hold_lines "$export_dir/t" "$(git -C "$repo" log -1 --format=%s "$c")"
 	QUIET=1 "$here/overlay.sh" "$export_dir/t" "$build" "$tree" >/dev/null
 	# Debian's .gitignore ignores every new top-level path: add by force
 	# (the series tree holds no build output; builds are out of tree).
