@@ -274,6 +274,8 @@ NOKPROBE_SYMBOL(fprobe_ftrace_entry_kshared);
  * to this return: a recursion, and a miss.  Even where a function
  * changes the context between its entry and its return (irq_enter_rcu()),
  * a bit that is held is left alone, so no other holder loses its guard.
+ * (One read of the word, not trace_recursion_test() then _set(): six
+ * instructions fewer on every exit.)
  * Context: the exit handler, preemption disabled.
  */
 static __always_inline bool fprobe_exit_trylock(int bit)
