@@ -448,6 +448,9 @@ static inline bool kprobe_on_ftrace_site(unsigned long addr)
 
 struct kprobe *get_kprobe(void *addr);
 int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
+#ifdef CONFIG_KPROBES_RACE_WINDOW
+void kprobes_set_race_window(unsigned int us);
+#endif
 
 /**
  * kprobe_run_pre_handlers() - run the pre_handlers at a hit probe site

@@ -7,8 +7,55 @@
  * registered probes at that address in registration order.  A disabled
  * or gone user is skipped; the others still run.
  */
+#include <linux/delay.h>
+#include <linux/jump_label.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include "internal.h"
+
+#ifdef CONFIG_KPROBES_RACE_WINDOW
+static DEFINE_STATIC_KEY_FALSE(kprobe_race_key);
+static unsigned int kprobe_race_us;
+static DEFINE_MUTEX(kprobe_race_lock);
+
+/**
+ * kprobes_set_race_window() - widen the window between hit and handler
+ * @us: microseconds every hit waits, 0 to stop
+ *
+ * For race hunting (see Kconfig.probes); the kprobes_torture module
+ * calls it.  Context: process, may sleep.
+ */
+void kprobes_set_race_window(unsigned int us)
+{
+	mutex_lock(&kprobe_race_lock);
+	WRITE_ONCE(kprobe_race_us, us);
+	if (us)
+		static_branch_enable(&kprobe_race_key);
+	else
+		static_branch_disable(&kprobe_race_key);
+	mutex_unlock(&kprobe_race_lock);
+}
+EXPORT_SYMBOL_GPL(kprobes_set_race_window);
+
+/* Context: a hit path, preemption disabled. */
+static noinline void kprobe_race_wait(void)
+{
+	unsigned int us = READ_ONCE(kprobe_race_us);
+
+	if (us)
+		udelay(us);
+}
+NOKPROBE_SYMBOL(kprobe_race_wait);
+
+/* Between choosing a user and calling it; a no-op jump unless set. */
+static __always_inline void kprobe_race_window(void)
+{
+	if (static_branch_unlikely(&kprobe_race_key))
+		kprobe_race_wait();
+}
+#else
+static __always_inline void kprobe_race_window(void) { }
+#endif
 
 /*
  * Run the users' pre_handlers; stop at the first that returns non-zero
@@ -23,6 +70,7 @@ static noinline int site_run_users(struct kprobe_site *s, struct pt_regs *regs)
 	list_for_each_entry_rcu(u, &s->users, list) {
 		if (!u->pre_handler || kprobe_disabled(u))
 			continue;
+		kprobe_race_window();
 		if (u->pre_handler(u, regs))
 			return 1;
 	}
@@ -41,8 +89,10 @@ int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	struct kprobe_site *s = to_site(p);
 	struct kprobe *u = READ_ONCE(s->solo);
 
-	if (likely(u))
+	if (likely(u)) {
+		kprobe_race_window();
 		return u->pre_handler(u, regs);
+	}
 	return site_run_users(s, regs);
 }
 NOKPROBE_SYMBOL(kprobe_site_pre_handler);
@@ -77,12 +127,15 @@ void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	struct kprobe *u = READ_ONCE(s->solo);
 
 	if (likely(u)) {
+		kprobe_race_window();
 		u->pre_handler(u, regs);
 		return;
 	}
 	list_for_each_entry_rcu(u, &s->users, list) {
-		if (u->pre_handler && !kprobe_disabled(u))
+		if (u->pre_handler && !kprobe_disabled(u)) {
+			kprobe_race_window();
 			u->pre_handler(u, regs);
+		}
 	}
 }
 NOKPROBE_SYMBOL(opt_pre_handler);
