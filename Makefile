@@ -39,6 +39,7 @@ VARIANT		:= $(ARCH)-debug
 FRAGMENTS	+= $(HARNESS)/config/debug.config
 CHECK_TIMEOUT	?= 9000
 DEBUG_CMDLINE	:= probes.torture_secs=600 probes.torture_lax_secs=60 \
+		   probes.torture_race_us=100 probes.torture_race_secs=600 \
 		   probes.fuzz_lines=100000 probes.fuzz_cycle=1000
 else
 VARIANT		:= $(ARCH)

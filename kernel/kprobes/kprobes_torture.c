@@ -6,10 +6,15 @@
  * target functions (a function entry, two sites in the middle of a
  * function, a recursive function and one that sleeps).  Controller
  * threads meanwhile register, unregister, enable and disable kprobes,
- * kretprobes and fprobes on those targets in random order, several on
- * one address, sometimes as register_kprobes()/register_kretprobes()
- * batches and sometimes as batches with one deliberately bad entry.
- * Everything goes through the public API only.
+ * kretprobes, jprobes and fprobes on those targets in random order,
+ * several on one address, sometimes as register_kprobes()/
+ * register_kretprobes() batches and sometimes as batches with one
+ * deliberately bad entry.  Everything goes through the public API only
+ * (jprobes where CONFIG_JPROBES has them), so the module also builds out
+ * of tree against a kernel with another implementation of it.
+ * The hits take every path there is: ftrace-based entries (interrupts
+ * on), int3 sites that are boosted, stepped (a post_handler) or jump
+ * optimized, kretprobe and fprobe returns, and jprobe handlers.
  *
  * The accounting is exact.  Each probe slot has a sequence word; its
  * low two bits give the state (0 off, 1 arming, 2 armed, 3 disarming),
@@ -47,7 +52,10 @@
  * Parameters: duration (seconds), controllers, strict (0 skips the
  * "must" check; for runs that flip /sys/kernel/debug/kprobes/enabled,
  * which disarms everything behind the test's back), seed,
- * module_probes and module_release_going.
+ * module_probes, module_release_going and race_window_us (with
+ * CONFIG_KPROBES_RACE_WINDOW: every hit waits that long between
+ * the core choosing a probe and calling its handler, so that
+ * unregistrations on other CPUs land inside hits).
  * The verdict is one line: "kprobes_torture: PASS ..." or
  * "kprobes_torture: FAIL ...", with the counts.
  */
@@ -90,6 +98,10 @@ MODULE_PARM_DESC(module_probes, "probes in kprobes_torture_target: bit 0 kprobe,
 static bool module_release_going;
 module_param(module_release_going, bool, 0444);
 MODULE_PARM_DESC(module_release_going, "unregister the probes in kprobes_torture_target while it goes, not at its next load");
+
+static uint race_window_us;
+module_param(race_window_us, uint, 0444);
+MODULE_PARM_DESC(race_window_us, "hits wait this long before their handler (needs CONFIG_KPROBES_RACE_WINDOW; default 0)");
 
 static bool done;
 module_param(done, bool, 0444);
@@ -200,7 +212,7 @@ static int kpt_expected(int t, int v)
 /* Probe slots                                                      */
 /* ---------------------------------------------------------------- */
 
-enum kpt_kind { KPT_KPROBE, KPT_KRETPROBE, KPT_FPROBE };
+enum kpt_kind { KPT_KPROBE, KPT_KRETPROBE, KPT_FPROBE, KPT_JPROBE };
 
 enum { KPT_OFF, KPT_ARMING, KPT_ARMED, KPT_DISARMING };
 
@@ -216,10 +228,15 @@ struct kpt_slot {
 	int target;
 	unsigned long addr;		/* resolved at init */
 	const char *sym;		/* fprobe filter */
+	bool post;			/* kprobe with a post_handler: stepped */
+	void *jp_handler;		/* jprobe handler */
 	union {
 		struct kprobe kp;
 		struct kretprobe rp;
 		struct fprobe fp;
+#ifdef CONFIG_JPROBES
+		struct jprobe jp;
+#endif
 	};
 	atomic_long_t seq;		/* window << 2 | state */
 	bool dead;			/* set once unregister returned */
@@ -244,8 +261,11 @@ static struct kpt_slot kpt_slots[] = {
 	{ "kp-entry-1",   KPT_KPROBE,    KPT_T_ENTRY },
 	{ "krp-entry",    KPT_KRETPROBE, KPT_T_ENTRY },
 	{ "fp-entry",     KPT_FPROBE,    KPT_T_ENTRY, .sym = "kpt_entry" },
+#ifdef CONFIG_JPROBES
+	{ "jp-entry",     KPT_JPROBE,    KPT_T_ENTRY },
+#endif
 	{ "kp-mid-a-0",   KPT_KPROBE,    KPT_T_MID },
-	{ "kp-mid-a-1",   KPT_KPROBE,    KPT_T_MID },
+	{ "kp-mid-a-1",   KPT_KPROBE,    KPT_T_MID, .post = true },
 	{ "kp-mid-b",     KPT_KPROBE,    KPT_T_MID },
 	{ "kp-mid-entry", KPT_KPROBE,    KPT_T_MID },
 	{ "kp-recurse",   KPT_KPROBE,    KPT_T_RECURSE },
@@ -255,6 +275,9 @@ static struct kpt_slot kpt_slots[] = {
 	{ "krp-sleep-0",  KPT_KRETPROBE, KPT_T_SLEEP },
 	{ "krp-sleep-1",  KPT_KRETPROBE, KPT_T_SLEEP },
 	{ "fp-sleep",     KPT_FPROBE,    KPT_T_SLEEP, .sym = "kpt_sleep" },
+#ifdef CONFIG_JPROBES
+	{ "jp-sleep",     KPT_JPROBE,    KPT_T_SLEEP },
+#endif
 };
 
 #define KPT_NR_SLOTS	ARRAY_SIZE(kpt_slots)
@@ -267,6 +290,7 @@ static atomic_long_t kpt_while_off;		/* handler ran in an "off" state */
 static atomic_long_t kpt_bad_stamp;		/* return without its entry's data */
 static atomic_long_t kpt_batch_ran;		/* failed batch had a handler run */
 static atomic_long_t kpt_wrong_result;		/* a target returned a wrong value */
+static atomic_long_t kpt_wrong_arg;		/* a jprobe saw a wrong argument */
 static unsigned long kpt_lost;			/* must > hits + missed */
 static unsigned long kpt_extra;			/* hits > may */
 static unsigned long kpt_op_errors;		/* a valid operation failed */
@@ -322,6 +346,50 @@ static int kpt_kp_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(kpt_kp_pre);
+
+/* Context: as kpt_kp_pre(), after the probed instruction. */
+static void kpt_kp_post(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
+{
+	kpt_hit(container_of(p, struct kpt_slot, kp), 1);
+}
+NOKPROBE_SYMBOL(kpt_kp_post);
+
+#ifdef CONFIG_JPROBES
+/*
+ * The argument each caller thread passes to the target it calls now: a
+ * jprobe handler must see exactly that (callers are bound to their CPU,
+ * and no other context calls the targets).
+ */
+static DEFINE_PER_CPU(int, kpt_cur_arg);
+
+static void kpt_jp_hit(struct kpt_slot *s, int v)
+{
+	if (v != this_cpu_read(kpt_cur_arg) &&
+	    atomic_long_inc_return(&kpt_wrong_arg) <= 3)
+		pr_err("%s: jprobe handler got %d, the call passed %d\n",
+		       s->name, v, this_cpu_read(kpt_cur_arg));
+	kpt_hit(s, 0);
+}
+NOKPROBE_SYMBOL(kpt_jp_hit);
+
+static struct kpt_slot *kpt_jp_entry_slot, *kpt_jp_sleep_slot;
+
+/* jprobe handlers: the prototypes of kpt_entry() and kpt_sleep(). */
+static int kpt_jp_entry(int v)
+{
+	kpt_jp_hit(kpt_jp_entry_slot, v);
+	return 0;
+}
+NOKPROBE_SYMBOL(kpt_jp_entry);
+
+static int kpt_jp_sleep(int v)
+{
+	kpt_jp_hit(kpt_jp_sleep_slot, v);
+	return 0;
+}
+NOKPROBE_SYMBOL(kpt_jp_sleep);
+#endif
 
 static void kpt_stamp_set(struct kpt_stamp *st)
 {
@@ -384,8 +452,20 @@ static unsigned long kpt_nmissed(struct kpt_slot *s)
 		return s->rp.nmissed + s->rp.kp.nmissed;
 	case KPT_FPROBE:
 		return s->fp.nmissed;
+#ifdef CONFIG_JPROBES
+	case KPT_JPROBE:
+		return s->jp.kp.nmissed;
+#endif
 	}
 	return 0;
+}
+
+/* Hit counters a window checks: entry, and return or post_handler. */
+static int kpt_nr_counts(struct kpt_slot *s)
+{
+	if (s->kind == KPT_JPROBE || (s->kind == KPT_KPROBE && !s->post))
+		return 1;
+	return 2;
 }
 
 /* A fresh probe structure for the next registration.  Controller only. */
@@ -396,9 +476,20 @@ static void kpt_slot_prepare(struct kpt_slot *s, bool disabled)
 		memset(&s->kp, 0, sizeof(s->kp));
 		s->kp.addr = (kprobe_opcode_t *)s->addr;
 		s->kp.pre_handler = kpt_kp_pre;
+		if (s->post)
+			s->kp.post_handler = kpt_kp_post;
 		if (disabled)
 			s->kp.flags = KPROBE_FLAG_DISABLED;
 		break;
+#ifdef CONFIG_JPROBES
+	case KPT_JPROBE:
+		memset(&s->jp, 0, sizeof(s->jp));
+		s->jp.kp.addr = (kprobe_opcode_t *)s->addr;
+		s->jp.entry = s->jp_handler;
+		if (disabled)
+			s->jp.kp.flags = KPROBE_FLAG_DISABLED;
+		break;
+#endif
 	case KPT_KRETPROBE:
 		memset(&s->rp, 0, sizeof(s->rp));
 		s->rp.kp.addr = (kprobe_opcode_t *)s->addr;
@@ -454,7 +545,7 @@ static void kpt_close_window(struct kpt_slot *s)
 	long seq = atomic_long_read(&s->seq);
 	struct kpt_window *w = kpt_win(s, seq);
 	unsigned long must, may, missed;
-	int i, nr = s->kind == KPT_KPROBE ? 1 : 2;
+	int i, nr = kpt_nr_counts(s);
 
 	WARN_ON_ONCE(kpt_state(seq) != KPT_DISARMING);
 	synchronize_rcu();
@@ -503,6 +594,10 @@ static int kpt_do_register(struct kpt_slot *s)
 		return register_kretprobe(&s->rp);
 	case KPT_FPROBE:
 		return register_fprobe(&s->fp, s->sym, NULL);
+#ifdef CONFIG_JPROBES
+	case KPT_JPROBE:
+		return register_jprobe(&s->jp);
+#endif
 	}
 	return -EINVAL;
 }
@@ -519,6 +614,11 @@ static void kpt_do_unregister(struct kpt_slot *s)
 	case KPT_FPROBE:
 		unregister_fprobe(&s->fp);
 		break;
+#ifdef CONFIG_JPROBES
+	case KPT_JPROBE:
+		unregister_jprobe(&s->jp);
+		break;
+#endif
 	}
 	WRITE_ONCE(s->dead, true);
 	kpt_count(&kpt_unregs, 1);
@@ -541,6 +641,11 @@ static int kpt_do_enable(struct kpt_slot *s, bool on)
 		else
 			disable_fprobe(&s->fp);
 		break;
+#ifdef CONFIG_JPROBES
+	case KPT_JPROBE:
+		ret = on ? enable_jprobe(&s->jp) : disable_jprobe(&s->jp);
+		break;
+#endif
 	}
 	kpt_count(on ? &kpt_enables : &kpt_disables, 1);
 	return ret;
@@ -796,6 +901,7 @@ static int kpt_caller(void *arg)
 				hits[i] = this_cpu_read(kpt_cpu_hits[i]);
 				missed[i] = kpt_nmissed(&kpt_slots[i]);
 			}
+		this_cpu_write(kpt_cur_arg, v);
 		smp_mb();	/* words read before the call; pairs with kpt_advance() */
 		ret = kpt_targets[t](v);
 		smp_mb();	/* and again after it returned */
@@ -970,6 +1076,7 @@ static unsigned long kpt_violations(void)
 	       atomic_long_read(&kpt_bad_stamp) +
 	       atomic_long_read(&kpt_batch_ran) +
 	       atomic_long_read(&kpt_wrong_result) +
+	       atomic_long_read(&kpt_wrong_arg) +
 	       kpt_lost + kpt_extra + kpt_op_errors + kpt_bad_accepted;
 }
 
@@ -1035,6 +1142,9 @@ static int kpt_main(void *unused)
 	/* Controllers first: they unregister what they hold. */
 	kpt_stop_all(kpt_ctls, controllers);
 	kpt_stop_all(kpt_callers, kpt_nr_callers);
+#ifdef CONFIG_KPROBES_RACE_WINDOW
+	kprobes_set_race_window(0);
+#endif
 	unregister_module_notifier(&kpt_mod_nb);
 	mutex_lock(&kpt_mod_lock);
 	kpt_mod_watching = false;
@@ -1051,7 +1161,7 @@ static int kpt_main(void *unused)
 out:
 	if (err)
 		pr_err("setup failed: %d\n", err);
-	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld\n",
+	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u\n",
 		err || kpt_violations() || left_registered ? "FAIL" : "PASS",
 		duration, kpt_nr_callers, controllers, seed, strict,
 		atomic_long_read(&kpt_calls), kpt_windows, kpt_must_total,
@@ -1063,7 +1173,8 @@ out:
 		atomic_long_read(&kpt_bad_stamp),
 		atomic_long_read(&kpt_batch_ran), kpt_lost, kpt_extra,
 		kpt_op_errors, kpt_bad_accepted, left_registered,
-		atomic_long_read(&kpt_wrong_result));
+		atomic_long_read(&kpt_wrong_result),
+		atomic_long_read(&kpt_wrong_arg), race_window_us);
 	WRITE_ONCE(done, true);
 	/* Stay until module exit stops us. */
 	while (!kthread_should_stop())
@@ -1096,9 +1207,28 @@ static int __init kpt_init(void)
 			s->addr = (unsigned long)kpt_targets[s->target];
 			break;
 		}
+#ifdef CONFIG_JPROBES
+		if (s->kind != KPT_JPROBE)
+			continue;
+		if (s->target == KPT_T_ENTRY) {
+			s->jp_handler = JPROBE_ENTRY(kpt_jp_entry);
+			kpt_jp_entry_slot = s;
+		} else {
+			s->jp_handler = JPROBE_ENTRY(kpt_jp_sleep);
+			kpt_jp_sleep_slot = s;
+		}
+#endif
 	}
-	pr_info("start: duration=%ds controllers=%d seed=%lu strict=%d\n",
-		duration, controllers, seed, strict);
+#ifdef CONFIG_KPROBES_RACE_WINDOW
+	kprobes_set_race_window(race_window_us);
+#else
+	if (race_window_us) {
+		pr_err("race_window_us needs CONFIG_KPROBES_RACE_WINDOW\n");
+		return -EOPNOTSUPP;
+	}
+#endif
+	pr_info("start: duration=%ds controllers=%d seed=%lu strict=%d race_window_us=%u\n",
+		duration, controllers, seed, strict, race_window_us);
 	kpt_main_task = kthread_run(kpt_main, NULL, "kpt_main");
 	return PTR_ERR_OR_ZERO(kpt_main_task);
 }
@@ -1106,6 +1236,9 @@ static int __init kpt_init(void)
 static void __exit kpt_exit(void)
 {
 	kthread_stop(kpt_main_task);
+#ifdef CONFIG_KPROBES_RACE_WINDOW
+	kprobes_set_race_window(0);
+#endif
 	kfree(kpt_callers);
 	kfree(kpt_ctls);
 }

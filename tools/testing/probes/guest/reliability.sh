@@ -9,6 +9,11 @@
 #   probes.torture_secs=N   strict torture run, seconds [40]
 #   probes.torture_lax_secs=N  run while kprobes/enabled flips [15]
 #   probes.torture_seed=N   [0: the module picks and prints one]
+#   probes.torture_race_us=N  a third, strict run in which every
+#                           hit waits N us between the core choosing a
+#                           probe and calling its handler [100; 0: no
+#                           such run; needs CONFIG_KPROBES_RACE_WINDOW]
+#   probes.torture_race_secs=N  its length [20]
 #   probes.torture_module_probes=MASK  probes kprobes_torture puts into
 #                           the target module that comes and goes [0xf]:
 #                           bit 0 is the (ftrace-based) kprobe on its entry
@@ -24,12 +29,15 @@
 . /opt/probes/lib.sh
 
 torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xf
+torture_race_us=100 torture_race_secs=20
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=symstr
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	probes.torture_secs=*) torture_secs=${arg#*=} ;;
 	probes.torture_lax_secs=*) torture_lax_secs=${arg#*=} ;;
 	probes.torture_seed=*) torture_seed=${arg#*=} ;;
+	probes.torture_race_us=*) torture_race_us=${arg#*=} ;;
+	probes.torture_race_secs=*) torture_race_secs=${arg#*=} ;;
 	probes.torture_module_probes=*) torture_module_probes=${arg#*=} ;;
 	probes.fuzz_lines=*) fuzz_lines=${arg#*=} ;;
 	probes.fuzz_seed=*) fuzz_seed=${arg#*=} ;;
@@ -108,17 +116,17 @@ rmmod kprobes_torture_target 2>/dev/null
 
 # --- 1. torture -------------------------------------------------------
 
-# torture NAME SECS STRICT FLIPPER: run the module for SECS seconds while
-# FLIPPER (a function) churns in the background; the verdict line is
-# the module's own.
+# torture NAME SECS STRICT FLIPPER [RACE_US]: run the module for SECS
+# seconds while FLIPPER (a function) churns in the background; the
+# verdict line is the module's own.
 torture() {
-	local name=$1 secs=$2 strict=$3 flipper=$4 fpid verdict i t0
+	local name=$1 secs=$2 strict=$3 flipper=$4 race=${5:-0} fpid verdict i t0
 	if ! have_module kprobes_torture; then
 		tap_result skip "reliability:$name" "kprobes_torture not built for $(uname -m)"
 		return
 	fi
 	if ! modprobe kprobes_torture duration="$secs" strict="$strict" seed="$torture_seed" \
-		module_probes="$torture_module_probes"; then
+		module_probes="$torture_module_probes" race_window_us="$race"; then
 		tap_result fail "reliability:$name" "modprobe kprobes_torture failed"
 		return
 	fi
@@ -190,6 +198,11 @@ else
 fi
 torture torture-enabled-switch "$torture_lax_secs" 0 flip_enabled
 echo 1 > $KPENABLED
+if [ "$torture_race_us" -gt 0 ]; then
+	torture torture-race "$torture_race_secs" 1 \
+		flip_module_and_optimizer "$torture_race_us"
+	[ -w $OPTSYSCTL ] && echo 1 > $OPTSYSCTL
+fi
 
 # Everything back where it started.  A slot cache keeps its last page
 # and frees released slots lazily, but never grows past a page while at
