@@ -127,6 +127,10 @@ static int kretprobe_setup(struct kretprobe *rp)
 	return 0;
 }
 
+/*
+ * Let go of @rp's rethook; it frees itself once the calls still hooked
+ * have returned.  No entry handler of @rp may be running.
+ */
 static void kretprobe_teardown(struct kretprobe *rp)
 {
 	if (rp->rh)
@@ -212,10 +216,20 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		return;
 	}
 	kprobes_unregister_begin(kps, num, &u);
-	/* Stops return handlers; the instances go after the grace period. */
+	/*
+	 * Hooked calls that return from now on skip the handler.  An entry
+	 * handler that started before the disarm may still be running on
+	 * another CPU and read rp->rh (an ftrace-based hit runs with
+	 * interrupts on, and a site shared with another probe stays armed),
+	 * so the rethook stays in place until the grace period is over.
+	 */
+	for (i = 0; i < num; i++) {
+		if (rps[i]->rh)
+			rethook_stop(rps[i]->rh);
+	}
+	kprobes_unregister_finish(kps, num, &u);
 	for (i = 0; i < num; i++)
 		kretprobe_teardown(rps[i]);
-	kprobes_unregister_finish(kps, num, &u);
 	kprobes_of_free(kps, &one);
 }
 EXPORT_SYMBOL_GPL(unregister_kretprobes);
