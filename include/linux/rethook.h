@@ -18,6 +18,7 @@
 #define _LINUX_RETHOOK_H
 
 #include <linux/compiler.h>
+#include <linux/irq_work_types.h>
 #include <linux/kallsyms.h>
 #include <linux/llist.h>
 #include <linux/rcupdate.h>
@@ -53,9 +54,11 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
  * @pool_busy: bitmap of the @pool nodes in use.
  * @inflight: per-CPU count of nodes taken and not yet released; only the
  *	sum over all CPUs means anything.
- * @drained: @inflight was seen at zero; one more grace period to go.
- * @reap_rcu: waits for a grace period after rethook_free().
- * @reap: polls @inflight until it drops to zero, then frees.
+ * @reap_state: where freeing stands (internal bits).
+ * @reap_rcu: waits for a grace period after rethook_free(), and for one
+ *	more once @inflight was seen at zero.
+ * @reap: sums @inflight again, kicked by @kick.
+ * @kick: queued by the release of a node of a stopped rethook.
  *
  * Allocated by rethook_alloc() and freed by the rethook itself once the
  * owner called rethook_free() and the last hooked call has returned (or
@@ -69,9 +72,10 @@ struct rethook {
 	void			*pool;
 	unsigned long		*pool_busy;
 	long __percpu		*inflight;
-	bool			drained;
+	unsigned long		reap_state;
 	struct rcu_work		reap_rcu;
-	struct delayed_work	reap;
+	struct work_struct	reap;
+	struct irq_work		kick;
 };
 
 /**
@@ -141,6 +145,11 @@ static inline bool is_rethook_trampoline(unsigned long addr)
 /* Called by the arch trampoline only. */
 unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 					 unsigned long frame);
+
+#if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+/* Test hooks of the rethook KUnit suite; see kernel/trace/rethook.c. */
+void rethook_kunit_stats(int *live, long *sums);
+#endif
 
 #ifdef CONFIG_RETHOOK
 void rethook_flush_task(struct task_struct *tk);

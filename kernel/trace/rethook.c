@@ -25,14 +25,18 @@
  *
  * Lifetime.  A rethook counts its nodes in flight per CPU.  After
  * rethook_free() no node can be taken (checked under RCU), so once a
- * grace period has passed the count only goes down; a worker polls it
- * and frees the rethook when it reaches zero (plus one more grace period
- * for the releaser that brought it there).
+ * grace period has passed the count only goes down.  Then the count is
+ * summed once; if calls are still in flight, the rethook waits without
+ * polling: whoever releases a node of a stopped rethook kicks (an
+ * irq_work, NMI-safe) a new sum.  At zero, one more grace period for the
+ * releaser that brought it there, and the rethook is freed.  A call
+ * that never returns keeps its rethook's memory, and nothing else.
  */
 #define pr_fmt(fmt) "rethook: " fmt
 
 #include <linux/bitops.h>
 #include <linux/context_tracking.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
@@ -48,8 +52,9 @@
 #define RETHOOK_TASK_BYTES	1024
 /* Tasks per batch when the areas of existing tasks are allocated. */
 #define RETHOOK_FILL_BATCH	64
-/* How often a freed rethook with calls in flight looks again. */
-#define RETHOOK_REAP_DELAY	(HZ / 10)
+/* rethook::reap_state bits. */
+#define RETHOOK_REAP_WAITING	0	/* a grace period after rethook_free() */
+#define RETHOOK_REAP_DRAINED	1	/* nothing in flight; freeing */
 
 /* node->where: the node lives in a pool (index) or a task area (offset). */
 #define RETHOOK_WHERE_POOL	1UL
@@ -74,6 +79,12 @@ struct rethook_task {
 	unsigned int		size;
 	unsigned long		area[];
 };
+
+#if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+/* For the KUnit suite: rethooks not yet freed, and sums of a count. */
+static atomic_t rethook_nr_live;
+static atomic_long_t rethook_nr_sums;
+#endif
 
 /* task_struct::rethooks.first of a task that rethook_flush_task() saw. */
 static struct llist_node rethook_task_gone;
@@ -298,9 +309,10 @@ static __always_inline struct rethook_node *rethook_pool_take(struct rethook *rh
 }
 
 /*
- * Give @node's storage back and drop its count.  @node and its rethook
- * must not be touched afterwards.  Context: the task's own, preemption
- * disabled (or the task is gone).
+ * Give @node's storage back and drop its count.  @node must not be
+ * touched afterwards; its rethook stays until the caller's preemption-
+ * disabled section ends, for rethook_kick().  Context: the task's own,
+ * preemption disabled (or the task is gone).
  */
 static __always_inline void rethook_node_release(struct rethook_task *rt,
 						 struct rethook_node *node)
@@ -315,6 +327,17 @@ static __always_inline void rethook_node_release(struct rethook_task *rt,
 	this_cpu_dec(*rh->inflight);
 }
 
+/*
+ * A node of a stopped rethook was released: have its count summed
+ * again, it may be the last.  Context: any, NMI included; @rh must be
+ * alive (released from within the same preemption-disabled section).
+ */
+static void rethook_kick(struct rethook *rh)
+{
+	irq_work_queue(&rh->kick);
+}
+NOKPROBE_SYMBOL(rethook_kick);
+
 static long rethook_inflight(struct rethook *rh)
 {
 	long sum = 0;
@@ -325,33 +348,63 @@ static long rethook_inflight(struct rethook *rh)
 	return sum;
 }
 
-/* Context: workqueue. */
-static void rethook_reap(struct rethook *rh)
+/*
+ * Sum the count of a stopped rethook whose grace period is over; at zero
+ * wait one more grace period for the releaser that brought it there
+ * (it may still be in rethook_kick()).  Otherwise a later release kicks
+ * this again.  Context: workqueue.
+ */
+static void rethook_reap_check(struct rethook *rh)
 {
-	if (rethook_inflight(rh)) {
-		schedule_delayed_work(&rh->reap, RETHOOK_REAP_DELAY);
+#if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+	atomic_long_inc(&rethook_nr_sums);
+#endif
+	if (rethook_inflight(rh))
+		return;
+	if (test_and_set_bit(RETHOOK_REAP_DRAINED, &rh->reap_state))
+		return;
+	queue_rcu_work(system_wq, &rh->reap_rcu);
+}
+
+/* After the grace period of rethook_free(), and after the last one. */
+static void rethook_reap_rcu(struct work_struct *work)
+{
+	struct rethook *rh = container_of(to_rcu_work(work), struct rethook,
+					  reap_rcu);
+
+	if (!test_bit(RETHOOK_REAP_DRAINED, &rh->reap_state)) {
+		set_bit(RETHOOK_REAP_WAITING, &rh->reap_state);
+		/* Kicks count from now on; pairs with rethook_kick_fn(). */
+		smp_mb__after_atomic();
+		rethook_reap_check(rh);
 		return;
 	}
-	if (!rh->drained) {
-		/* The last releaser may still be on its way out. */
-		rh->drained = true;
-		queue_rcu_work(system_wq, &rh->reap_rcu);
-		return;
-	}
+	irq_work_sync(&rh->kick);
+	cancel_work_sync(&rh->reap);
 	kvfree(rh->pool);
 	bitmap_free(rh->pool_busy);
 	free_percpu(rh->inflight);
 	kfree(rh);
+#if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+	atomic_dec(&rethook_nr_live);
+#endif
 }
 
-static void rethook_reap_rcu(struct work_struct *work)
+static void rethook_reap_work(struct work_struct *work)
 {
-	rethook_reap(container_of(to_rcu_work(work), struct rethook, reap_rcu));
+	rethook_reap_check(container_of(work, struct rethook, reap));
 }
 
-static void rethook_reap_poll(struct work_struct *work)
+/* Context: hard interrupt (irq_work). */
+static void rethook_kick_fn(struct irq_work *work)
 {
-	rethook_reap(container_of(to_delayed_work(work), struct rethook, reap));
+	struct rethook *rh = container_of(work, struct rethook, kick);
+
+	/* The release before the kick is seen by the sum, or ... */
+	smp_mb();
+	/* ... the sum runs after this, pairs with rethook_reap_rcu(). */
+	if (test_bit(RETHOOK_REAP_WAITING, &rh->reap_state))
+		queue_work(system_wq, &rh->reap);
 }
 
 /**
@@ -398,9 +451,13 @@ struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
 		return ERR_PTR(-ENOMEM);
 	}
 	INIT_RCU_WORK(&rh->reap_rcu, rethook_reap_rcu);
-	INIT_DELAYED_WORK(&rh->reap, rethook_reap_poll);
+	INIT_WORK(&rh->reap, rethook_reap_work);
+	init_irq_work(&rh->kick, rethook_kick_fn);
 	rh->data = data;
 	rh->handler = handler;
+#if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+	atomic_inc(&rethook_nr_live);
+#endif
 	return rh;
 }
 EXPORT_SYMBOL_GPL(rethook_alloc);
@@ -428,8 +485,9 @@ EXPORT_SYMBOL_GPL(rethook_stop);
  *
  * Does rethook_stop() and hands @rh back: the memory goes once no hooked
  * call is in flight any more (calls that never return are counted out
- * when their task goes).  The caller must not use @rh afterwards; it does
- * not wait, see rethook_stop() for when handlers are done.
+ * when their task goes; until then the rethook waits for them without
+ * polling).  The caller must not use @rh afterwards; it does not wait,
+ * see rethook_stop() for when handlers are done.
  *
  * Context: process, softirq or hardirq; not NMI.
  */
@@ -491,8 +549,14 @@ NOKPROBE_SYMBOL(rethook_try_get);
  */
 void rethook_recycle(struct rethook_node *node)
 {
+	struct rethook *rh = node->rethook;
+	bool stopped;
+
 	preempt_disable_notrace();
+	stopped = !READ_ONCE(rh->handler);
 	rethook_node_release(rethook_task_current(), node);
+	if (unlikely(stopped))
+		rethook_kick(rh);
 	preempt_enable_notrace();
 }
 EXPORT_SYMBOL_GPL(rethook_recycle);
@@ -583,6 +647,7 @@ __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 	rethook_handler_t handler;
 	struct llist_node *pos;
 	unsigned long ret_addr;
+	struct rethook *rh;
 	bool done;
 
 	/* Nothing to return to: there is no way to go on. */
@@ -602,15 +667,16 @@ __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 	do {
 		pos = rt->pending.first;
 		node = llist_entry(pos, struct rethook_node, llist);
+		rh = node->rethook;
+		handler = READ_ONCE(rh->handler);
 		/* Nodes above @frame's belong to calls that did not return. */
-		if (node->frame == frame) {
-			handler = READ_ONCE(node->rethook->handler);
-			if (handler)
-				handler(node, node->rethook->data, ret_addr, regs);
-		}
+		if (handler && node->frame == frame)
+			handler(node, rh->data, ret_addr, regs);
 		done = node == last;
 		WRITE_ONCE(rt->pending.first, pos->next);
 		rethook_node_release(rt, node);
+		if (unlikely(!handler))
+			rethook_kick(rh);
 	} while (!done);
 	preempt_enable_notrace();
 
@@ -631,14 +697,32 @@ void rethook_flush_task(struct task_struct *tk)
 {
 	struct llist_node *first = xchg(&tk->rethooks.first, &rethook_task_gone);
 	struct rethook_task *rt;
+	struct rethook_node *node;
 	struct llist_node *pos;
+	struct rethook *rh;
+	bool stopped;
 
 	if (!first || first == &rethook_task_gone)
 		return;
 	rt = container_of(first, struct rethook_task, self);
-	while ((pos = rt->pending.first)) {
-		rt->pending.first = pos->next;
-		rethook_node_release(rt, llist_entry(pos, struct rethook_node, llist));
+	pos = rt->pending.first;
+	while (pos) {
+		node = llist_entry(pos, struct rethook_node, llist);
+		pos = pos->next;
+		rh = node->rethook;
+		stopped = !READ_ONCE(rh->handler);
+		rethook_node_release(rt, node);
+		if (stopped)
+			rethook_kick(rh);
 	}
 	kfree(rt);
 }
+
+#if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+/* Rethooks not freed yet, and how often a stopped one's count was summed. */
+void rethook_kunit_stats(int *live, long *sums)
+{
+	*live = atomic_read(&rethook_nr_live);
+	*sums = atomic_long_read(&rethook_nr_sums);
+}
+#endif

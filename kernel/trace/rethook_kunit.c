@@ -10,6 +10,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/rcupdate.h>
+#include <linux/rethook.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 
@@ -322,12 +323,81 @@ static void task_exit_with_pending_instance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk_exit_ret), 0);
 }
 
+/*
+ * The number of live rethooks once those that earlier cases freed have
+ * gone (their last grace periods and work items are behind us).
+ */
+static int rk_live_settled(void)
+{
+	int live, prev = -1, same = 0;
+	unsigned long end = jiffies + RK_TIMEOUT;
+	long sums;
+
+	while (time_before(jiffies, end)) {
+		rcu_barrier();
+		msleep(100);
+		rethook_kunit_stats(&live, &sums);
+		if (live != prev)
+			same = 0;
+		else if (++same == 3)
+			break;
+		prev = live;
+	}
+	return live;
+}
+
+/*
+ * A freed rethook whose call never returns waits for it without
+ * polling, and goes as soon as the call returns.
+ */
+static void freed_rethook_waits_without_polling(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_sleep_in,
+		.handler = rk_sleep_ret,
+	};
+	struct rk_sleeper_arg *args;
+	struct rk_sleepers *s;
+	int live0, live1, live;
+	long sums1, sums;
+	unsigned long end;
+
+	args = kunit_kcalloc(test, 1, sizeof(*args), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	live0 = rk_live_settled();
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	s = rk_sleepers_start(test, 1, args);
+	unregister_kretprobe(&rp);
+	WRITE_ONCE(s->unregistered, true);
+	/* Past the grace period of rethook_free() and the first sum. */
+	rcu_barrier();
+	msleep(300);
+	rethook_kunit_stats(&live1, &sums1);
+	msleep(1000);
+	rethook_kunit_stats(&live, &sums);
+	kunit_info(test, "in flight: %ld sums in 1 s, %d rethooks live (%d before)\n",
+		   sums - sums1, live, live0);
+	KUNIT_EXPECT_EQ(test, live1, live0 + 1);
+	KUNIT_EXPECT_EQ(test, live, live0 + 1);
+	KUNIT_EXPECT_LE(test, sums - sums1, 1L);
+
+	rk_sleepers_finish(test, s, 1);
+	end = jiffies + RK_TIMEOUT;
+	do {
+		msleep(20);
+		rethook_kunit_stats(&live, &sums);
+	} while (live != live0 && time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, live, live0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->handled), 0);
+}
+
 static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(no_miss_with_64_sleepers_default_maxactive),
 	KUNIT_CASE(unregister_while_calls_in_flight),
 	KUNIT_CASE(data_round_trip_and_entry_skip),
 	KUNIT_CASE(recursion_hooked_up_to_maxactive_and_counted),
 	KUNIT_CASE(task_exit_with_pending_instance),
+	KUNIT_CASE_SLOW(freed_rethook_waits_without_polling),
 	{}
 };
 
