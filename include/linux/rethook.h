@@ -148,6 +148,8 @@ unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 
 #if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
 /* Test hooks of the rethook KUnit suite; see kernel/trace/rethook.c. */
+void *rethook_kunit_take_area(void);
+bool rethook_kunit_give_area(void *area);
 void rethook_kunit_stats(int *live, long *sums);
 #endif
 

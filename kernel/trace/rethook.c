@@ -23,6 +23,15 @@
  * the task_struct's rethooks member points to the area.  The trampoline
  * handler and the unwinder (rethook_find_ret_addr()) walk that list.
  *
+ * A task whose area could not be allocated (GFP_NOWAIT at fork, or
+ * short of memory when the areas were handed out) is "bare": its nodes
+ * come from the pools, and task_struct::rethooks.first itself heads the
+ * pending list, tagged with RETHOOK_BARE (NULL when it is empty).  Only
+ * the task pushes and pops that list; another CPU may only install an
+ * area, with a cmpxchg from NULL, so the task pushes with a cmpxchg and
+ * finds the area if one arrived.  The next rethook_alloc() tries again
+ * to give such tasks an area.
+ *
  * Lifetime.  A rethook counts its nodes in flight per CPU.  After
  * rethook_free() no node can be taken (checked under RCU), so once a
  * grace period has passed the count only goes down.  Then the count is
@@ -52,6 +61,9 @@
 #define RETHOOK_TASK_BYTES	1024
 /* Tasks per batch when the areas of existing tasks are allocated. */
 #define RETHOOK_FILL_BATCH	64
+/* task_struct::rethooks.first of a bare task: a tagged pending node. */
+#define RETHOOK_BARE		1UL
+
 /* rethook::reap_state bits. */
 #define RETHOOK_REAP_WAITING	0	/* a grace period after rethook_free() */
 #define RETHOOK_REAP_DRAINED	1	/* nothing in flight; freeing */
@@ -91,27 +103,66 @@ static struct llist_node rethook_task_gone;
 
 static DEFINE_MUTEX(rethook_tasks_lock);
 static bool rethook_tasks_on;
+/* Some task got no area: the next rethook_alloc() hands them out again. */
+static bool rethook_tasks_short;
+
+static __always_inline bool rethook_is_bare(unsigned long first)
+{
+	return !first || (first & RETHOOK_BARE);
+}
 
 /* Any context. */
 static __always_inline struct rethook_task *rethook_task_of(struct task_struct *tsk)
 {
-	struct llist_node *first = READ_ONCE(tsk->rethooks.first);
+	unsigned long first = (unsigned long)READ_ONCE(tsk->rethooks.first);
 
-	if (!first || first == &rethook_task_gone)
+	if (rethook_is_bare(first) || first == (unsigned long)&rethook_task_gone)
 		return NULL;
-	return container_of(first, struct rethook_task, self);
+	return container_of((struct llist_node *)first, struct rethook_task, self);
 }
 
 /*
- * The current task's area, or NULL.  A running task is never gone
- * (rethook_flush_task() comes after its last schedule), so the hit path
- * only tells "none yet" from "there".
+ * The current task's area, or NULL if it is bare.  A running task is
+ * never gone (rethook_flush_task() comes after its last schedule).
  */
 static __always_inline struct rethook_task *rethook_task_current(void)
 {
-	struct llist_node *first = READ_ONCE(current->rethooks.first);
+	unsigned long first = (unsigned long)READ_ONCE(current->rethooks.first);
 
-	return first ? container_of(first, struct rethook_task, self) : NULL;
+	if (unlikely(rethook_is_bare(first)))
+		return NULL;
+	return container_of((struct llist_node *)first, struct rethook_task, self);
+}
+
+/*
+ * The newest pending node of @tsk, whose area is @rt (NULL: bare).
+ * Context: @tsk's own, or @tsk not running.
+ */
+static __always_inline struct llist_node *
+rethook_pending_first(struct task_struct *tsk, struct rethook_task *rt)
+{
+	unsigned long first;
+
+	if (likely(rt))
+		return READ_ONCE(rt->pending.first);
+	first = (unsigned long)READ_ONCE(tsk->rethooks.first);
+	if (first == (unsigned long)&rethook_task_gone)
+		return NULL;
+	return (struct llist_node *)(first & ~RETHOOK_BARE);
+}
+
+/*
+ * Make @next the newest pending node of the current task (a pop).
+ * A bare list is not empty here, so nobody else may write the word.
+ */
+static __always_inline void rethook_pending_set(struct rethook_task *rt,
+						struct llist_node *next)
+{
+	if (likely(rt))
+		WRITE_ONCE(rt->pending.first, next);
+	else
+		WRITE_ONCE(current->rethooks.first,
+			   next ? (void *)((unsigned long)next | RETHOOK_BARE) : NULL);
 }
 
 /*
@@ -157,6 +208,8 @@ static void rethook_task_newtask(void *data, struct task_struct *tsk,
 
 	if (rt)
 		rethook_task_install(tsk, rt);
+	else
+		WRITE_ONCE(rethook_tasks_short, true);
 }
 
 static bool rethook_task_wants_area(struct task_struct *tsk)
@@ -205,8 +258,10 @@ static void rethook_tasks_fill(void)
 
 	lockdep_assert_held(&rethook_tasks_lock);
 
-	if (register_trace_task_newtask(rethook_task_newtask, NULL))
+	if (!rethook_tasks_on &&
+	    register_trace_task_newtask(rethook_task_newtask, NULL))
 		pr_warn("no task_newtask tracepoint: new tasks get no return stack\n");
+	WRITE_ONCE(rethook_tasks_short, false);
 
 	batch = kmalloc_array(RETHOOK_FILL_BATCH, sizeof(*batch), GFP_KERNEL);
 	if (!batch)
@@ -228,17 +283,24 @@ static void rethook_tasks_fill(void)
 		}
 	} while (n == RETHOOK_FILL_BATCH && !short_of_memory);
 	kfree(batch);
-	if (short_of_memory)
-		pr_warn("out of memory: some tasks get no return stack\n");
+	if (short_of_memory) {
+		WRITE_ONCE(rethook_tasks_short, true);
+		pr_warn("out of memory: some tasks hook returns from the pools only\n");
+	}
 }
 
-/* Context: process, may sleep. */
+/*
+ * Hand out the areas, the first time or again for tasks that got none.
+ * Context: process, may sleep.
+ */
 static void rethook_tasks_enable(void)
 {
+	if (READ_ONCE(rethook_tasks_on) && !READ_ONCE(rethook_tasks_short))
+		return;
 	mutex_lock(&rethook_tasks_lock);
-	if (!rethook_tasks_on) {
+	if (!rethook_tasks_on || rethook_tasks_short) {
 		rethook_tasks_fill();
-		rethook_tasks_on = true;
+		WRITE_ONCE(rethook_tasks_on, true);
 	}
 	mutex_unlock(&rethook_tasks_lock);
 }
@@ -266,10 +328,9 @@ rethook_area_take(struct rethook_task *rt, unsigned int size)
  * Does the current task have @rh's limit of calls in flight already?
  * Context: the task's own, on the hit path.
  */
-static __always_inline bool rethook_nest_full(struct rethook_task *rt,
+static __always_inline bool rethook_nest_full(struct llist_node *pos,
 					      struct rethook *rh)
 {
-	struct llist_node *pos = READ_ONCE(rt->pending.first);
 	unsigned int n = 0;
 
 	for (; pos; pos = pos->next) {
@@ -311,8 +372,9 @@ static __always_inline struct rethook_node *rethook_pool_take(struct rethook *rh
 /*
  * Give @node's storage back and drop its count.  @node must not be
  * touched afterwards; its rethook stays until the caller's preemption-
- * disabled section ends, for rethook_kick().  Context: the task's own,
- * preemption disabled (or the task is gone).
+ * disabled section ends, for rethook_kick().  A bare task (@rt NULL)
+ * only has pool nodes.  Context: the task's own, preemption disabled
+ * (or the task is gone).
  */
 static __always_inline void rethook_node_release(struct rethook_task *rt,
 						 struct rethook_node *node)
@@ -516,9 +578,6 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 	struct rethook_task *rt = rethook_task_current();
 	struct rethook_node *node = NULL;
 
-	if (unlikely(!rt))
-		return NULL;
-
 	preempt_disable_notrace();
 	/* rethook_free() relies on RCU: this must be a read-side section. */
 	if (unlikely(!rethook_rcu_watching())) {
@@ -526,8 +585,11 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 		return NULL;
 	}
 	this_cpu_inc(*rh->inflight);
-	if (likely(READ_ONCE(rh->handler)) && !rethook_nest_full(rt, rh)) {
-		node = rethook_area_take(rt, rh->node_size);
+	if (likely(READ_ONCE(rh->handler)) &&
+	    !rethook_nest_full(rethook_pending_first(current, rt), rh)) {
+		/* A bare task takes from the pool only. */
+		if (likely(rt))
+			node = rethook_area_take(rt, rh->node_size);
 		if (unlikely(!node))
 			node = rethook_pool_take(rh);
 	}
@@ -562,6 +624,32 @@ void rethook_recycle(struct rethook_node *node)
 EXPORT_SYMBOL_GPL(rethook_recycle);
 NOKPROBE_SYMBOL(rethook_recycle);
 
+/*
+ * Push @node on the pending list of the current, bare task.  Another CPU
+ * may give the task an area while its list is empty: then the node goes
+ * on the area's list instead.  Context: as rethook_hook().
+ */
+static noinline void rethook_bare_push(struct rethook_node *node)
+{
+	unsigned long *first = (unsigned long *)&current->rethooks.first;
+	unsigned long old = READ_ONCE(*first);
+	struct rethook_task *rt;
+
+	do {
+		if (!rethook_is_bare(old)) {
+			rt = container_of((struct llist_node *)old,
+					  struct rethook_task, self);
+			node->llist.next = rt->pending.first;
+			barrier();
+			WRITE_ONCE(rt->pending.first, &node->llist);
+			return;
+		}
+		node->llist.next = (struct llist_node *)(old & ~RETHOOK_BARE);
+	} while (!try_cmpxchg(first, &old,
+			      (unsigned long)&node->llist | RETHOOK_BARE));
+}
+NOKPROBE_SYMBOL(rethook_bare_push);
+
 /**
  * rethook_hook() - hook the return of the current call
  * @node: from rethook_try_get() in this context
@@ -579,6 +667,10 @@ void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 	struct rethook_task *rt = rethook_task_current();
 
 	arch_rethook_prepare(node, regs, mcount);
+	if (unlikely(!rt)) {
+		rethook_bare_push(node);
+		return;
+	}
 	node->llist.next = rt->pending.first;
 	barrier();
 	WRITE_ONCE(rt->pending.first, &node->llist);
@@ -610,10 +702,8 @@ unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 	if (tsk != current && task_is_running(tsk))
 		return 0;
 	rt = rethook_task_of(tsk);
-	if (!rt)
-		return 0;
 
-	pos = *cur ? READ_ONCE((*cur)->next) : READ_ONCE(rt->pending.first);
+	pos = *cur ? READ_ONCE((*cur)->next) : rethook_pending_first(tsk, rt);
 	for (; pos; pos = READ_ONCE(pos->next)) {
 		node = llist_entry(pos, struct rethook_node, llist);
 		if (node->frame == frame && !is_rethook_trampoline(node->ret_addr)) {
@@ -650,22 +740,21 @@ __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 	struct rethook *rh;
 	bool done;
 
-	/* Nothing to return to: there is no way to go on. */
-	BUG_ON(!rt);
-	llist_for_each(pos, rt->pending.first) {
+	llist_for_each(pos, rethook_pending_first(current, rt)) {
 		node = llist_entry(pos, struct rethook_node, llist);
 		if (node->frame == frame && !is_rethook_trampoline(node->ret_addr)) {
 			last = node;
 			break;
 		}
 	}
+	/* Nothing to return to: there is no way to go on. */
 	BUG_ON(!last);
 	ret_addr = last->ret_addr;
 	arch_rethook_fixup_return(regs, ret_addr);
 
 	preempt_disable_notrace();
 	do {
-		pos = rt->pending.first;
+		pos = rethook_pending_first(current, rt);
 		node = llist_entry(pos, struct rethook_node, llist);
 		rh = node->rethook;
 		handler = READ_ONCE(rh->handler);
@@ -673,7 +762,7 @@ __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 		if (handler && node->frame == frame)
 			handler(node, rh->data, ret_addr, regs);
 		done = node == last;
-		WRITE_ONCE(rt->pending.first, pos->next);
+		rethook_pending_set(rt, pos->next);
 		rethook_node_release(rt, node);
 		if (unlikely(!handler))
 			rethook_kick(rh);
@@ -695,17 +784,23 @@ NOKPROBE_SYMBOL(rethook_trampoline_handler);
  */
 void rethook_flush_task(struct task_struct *tk)
 {
-	struct llist_node *first = xchg(&tk->rethooks.first, &rethook_task_gone);
-	struct rethook_task *rt;
+	unsigned long first = (unsigned long)xchg(&tk->rethooks.first,
+						  &rethook_task_gone);
+	struct rethook_task *rt = NULL;
 	struct rethook_node *node;
 	struct llist_node *pos;
 	struct rethook *rh;
 	bool stopped;
 
-	if (!first || first == &rethook_task_gone)
+	if (first == (unsigned long)&rethook_task_gone)
 		return;
-	rt = container_of(first, struct rethook_task, self);
-	pos = rt->pending.first;
+	if (rethook_is_bare(first)) {
+		pos = (struct llist_node *)(first & ~RETHOOK_BARE);
+	} else {
+		rt = container_of((struct llist_node *)first,
+				  struct rethook_task, self);
+		pos = rt->pending.first;
+	}
 	while (pos) {
 		node = llist_entry(pos, struct rethook_node, llist);
 		pos = pos->next;
@@ -719,6 +814,33 @@ void rethook_flush_task(struct task_struct *tk)
 }
 
 #if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
+/*
+ * For the KUnit suite only: make the current task bare, as if its area
+ * could not be allocated, and give the area back.  No hooked call of
+ * the task may be pending across either.  Context: process.
+ */
+void *rethook_kunit_take_area(void)
+{
+	struct rethook_task *rt = rethook_task_current();
+
+	if (!rt || rt->pending.first)
+		return NULL;
+	WRITE_ONCE(current->rethooks.first, NULL);
+	return rt;
+}
+
+bool rethook_kunit_give_area(void *area)
+{
+	struct rethook_task *rt = area;
+
+	if (READ_ONCE(current->rethooks.first)) {
+		kfree(rt);
+		return false;
+	}
+	rethook_task_install(current, rt);
+	return true;
+}
+
 /* Rethooks not freed yet, and how often a stopped one's count was summed. */
 void rethook_kunit_stats(int *live, long *sums)
 {

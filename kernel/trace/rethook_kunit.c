@@ -323,6 +323,55 @@ static void task_exit_with_pending_instance(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk_exit_ret), 0);
 }
 
+static atomic_t rk_bare_ret, rk_bare_calls;
+
+/* Not a pure function: each call of the loop below must happen. */
+static noinline int rk_bare_target(int x)
+{
+	atomic_inc(&rk_bare_calls);
+	return x * 5 + 1;
+}
+
+static int rk_bare_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (regs_return_value(regs) == 11)
+		atomic_inc(&rk_bare_ret);
+	return 0;
+}
+
+/*
+ * A task without its own return area (its allocation failed) hooks its
+ * calls from the rethook's pool: none is missed while the pool lasts,
+ * recursion is still bounded by maxactive, and the unwinder and the
+ * return path find the real caller.
+ */
+static void task_without_area_uses_the_pool(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_bare_target,
+		.handler = rk_bare_handler,
+	};
+	int calls, missed, i;
+	void *area;
+
+	atomic_set(&rk_bare_ret, 0);
+	atomic_set(&rk_bare_calls, 0);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	area = rethook_kunit_take_area();
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	for (i = 0; i < 10; i++)
+		KUNIT_EXPECT_EQ(test, rk_bare_target(2), 11);
+	rk_recurse_probed(test, 16, 20, &calls, &missed);
+	KUNIT_EXPECT_TRUE(test, rethook_kunit_give_area(area));
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_bare_calls), 10);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_bare_ret), 10);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+	KUNIT_EXPECT_EQ(test, calls, 17);
+	KUNIT_EXPECT_EQ(test, missed, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_rec_bad), 0);
+}
+
 /*
  * The number of live rethooks once those that earlier cases freed have
  * gone (their last grace periods and work items are behind us).
@@ -397,6 +446,7 @@ static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(data_round_trip_and_entry_skip),
 	KUNIT_CASE(recursion_hooked_up_to_maxactive_and_counted),
 	KUNIT_CASE(task_exit_with_pending_instance),
+	KUNIT_CASE(task_without_area_uses_the_pool),
 	KUNIT_CASE_SLOW(freed_rethook_waits_without_polling),
 	{}
 };
