@@ -41,47 +41,66 @@ kvm_works() {
 	[ "$(cat "$cache")" = kvm ]
 }
 
-# One host thread runs both vCPUs (TCG_THREAD=multi for one each).
-# Multi-threaded TCG in Debian 12's QEMU 7.2 can keep a translation made
-# on one vCPU while another vCPU rewrites that code: the translating vCPU
-# reads the bytes, the writer patches them and drops the page's
-# translations, then the reader files its now stale block.  Seen here
-# as a vCPU trapping forever on an int3 that text_poke_bp() had already
-# replaced (a jump label in __schedule(), patched by the tree's jump
-# label code, not by ours; single-stepping that vCPU in gdb retranslated
-# the block and the guest went on), and as int3s written to memory that a vCPU never hit
-# (RELIABILITY.md, finding 12).  With one thread no vCPU translates
-# while another writes.  -icount needs one thread anyway.
-tcg=tcg,thread=${TCG_THREAD:-single}
-[ -n "${ICOUNT:-}" ] && tcg=tcg,thread=single
+# TCG threading.  Multi-threaded TCG (one host thread per vCPU) is the
+# only way two vCPUs really execute at once; it is the default from QEMU
+# 10 on.  With Debian 12's QEMU 7.2 one thread still runs all vCPUs, as
+# its multi-threaded TCG can keep a translation made on one vCPU while
+# another vCPU rewrites that code: the translating vCPU reads the bytes,
+# the writer patches them and drops the page's translations, then the
+# reader files its now stale block.  Seen here as a vCPU trapping forever
+# on an int3 that text_poke_bp() had already replaced (a jump label in
+# __schedule(), patched by the tree's jump label code, not by ours;
+# single-stepping that vCPU in gdb retranslated the block and the guest
+# went on), and as int3s written to memory that a vCPU never hit
+# (RELIABILITY.md, findings 12 and 13).  setup.sh installs QEMU 10 from
+# bookworm-backports.  TCG_THREAD=single|multi overrides the default;
+# -icount needs one thread.
+case $arch in
+x86_64) qemu_bin=qemu-system-x86_64 ;;
+arm64)  qemu_bin=qemu-system-aarch64 ;;
+esac
+qemu_version=$("$qemu_bin" --version 2>/dev/null |
+	sed -nE '1s/^QEMU emulator version ([0-9]+(\.[0-9]+)*).*/\1/p')
+if [ "${qemu_version%%.*}" -ge 10 ] 2>/dev/null; then
+	tcg_thread=${TCG_THREAD:-multi}
+else
+	tcg_thread=${TCG_THREAD:-single}
+fi
+[ -n "${ICOUNT:-}" ] && tcg_thread=single
+tcg=tcg,thread=$tcg_thread
+
+# vCPUs: SMP=N (default 2).  The concurrency tests need at least two.
+smp=${SMP:-2}
 
 case $arch in
 x86_64)
-	qemu=(qemu-system-x86_64 -M q35)
+	qemu=("$qemu_bin" -M q35)
 	if kvm_works; then
 		qemu+=(-accel kvm -cpu host)
 		accel=kvm
 	else
 		qemu+=(-accel "$tcg" -cpu max)
-		accel=tcg
+		accel="tcg thread=$tcg_thread"
 	fi
 	console=ttyS0
 	;;
 arm64)
-	qemu=(qemu-system-aarch64 -M virt -cpu max -accel "$tcg")
-	accel=tcg
+	qemu=("$qemu_bin" -M virt -cpu max -accel "$tcg")
+	accel="tcg thread=$tcg_thread"
 	console=ttyAMA0
 	;;
 esac
 [ -n "${ICOUNT:-}" ] && qemu+=(-icount "$ICOUNT") && accel="$accel icount=$ICOUNT"
 
 cmdline="console=$console panic=-1 nokaslr loglevel=7 probes.mode=$mode $extra"
-echo "  QEMU     $arch ($accel) mode=$mode timeout=${tmo}s log=${log#$PWD/}"
+echo "  QEMU     $arch ${qemu_version:-?} ($accel) smp=$smp mode=$mode timeout=${tmo}s log=${log#$PWD/}"
+# How the guest ran, for the results' TAP header (report.sh).
+echo "${qemu_version:-?} $accel smp=$smp" > "$results/qemu.txt"
 
-# Two CPUs as two sockets: the x86 config has no ACPI, so the kernel
+# N CPUs as N sockets: the x86 config has no ACPI, so the kernel
 # learns the CPUs from SeaBIOS's MP table, which lists one CPU per
 # package; "-smp 2" alone (one package, two cores) boots with one CPU.
-qemu+=(-smp 2,sockets=2,cores=1,threads=1 -m 2G -nographic -no-reboot
+qemu+=(-smp "$smp,sockets=$smp,cores=1,threads=1" -m 2G -nographic -no-reboot
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-virtfs "local,path=$results,mount_tag=results,security_model=none,id=results")
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of words

@@ -158,12 +158,14 @@ else
 fi
 
 # The concurrency tests need a second CPU: the guest must have come up
-# with the two the harness gives it.
+# with all the harness gave it (qemu.sh: SMP, default 2).
 if [ "$mode" = check ]; then
-	if grep -qE "smp: Brought up [0-9]+ nodes?, 2 CPUs" "$log"; then
-		emit ok "guest:two-cpus"
+	cpus=$(sed -n 's/.* smp=\([0-9]*\).*/\1/p' "$res/qemu.txt" 2>/dev/null)
+	cpus=${cpus:-2}
+	if grep -qE "smp: Brought up [0-9]+ nodes?, $cpus CPUs" "$log"; then
+		emit ok "guest:all-cpus"
 	else
-		emit fail "guest:two-cpus" "$(grep -m1 -E 'smp: Brought up' "$log" | tr -d '\r')"
+		emit fail "guest:all-cpus" "not $cpus CPUs: $(grep -m1 -E 'smp: Brought up' "$log" | tr -d '\r')"
 	fi
 fi
 
@@ -203,9 +205,13 @@ mkdir -p "$(dirname "$tap")"
 {
 	echo "TAP version 13"
 	echo "# probes $mode, $arch, kernel $(cat "$res/kernel-release" 2>/dev/null || echo '?')"
+	# How the guest ran (qemu.sh): QEMU version, accelerator and TCG
+	# threading, vCPUs.
+	echo "# qemu: $(cat "$res/qemu.txt" 2>/dev/null || echo '?')"
 	echo "1..$n"
 	cat "$body"
 } > "$tap"
 echo "  TAP      ${tap#$PWD/}"
+echo "  QEMU     $(cat "$res/qemu.txt" 2>/dev/null || echo '?')"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]
