@@ -3,8 +3,11 @@
 #
 # Boot the check kernel twice more, with lockdown=integrity and with
 # lockdown=confidentiality (KUnit off), run guest/lockdown.sh in each and
-# collect one TAP file for report.sh: the guest's results plus, per boot,
-# whether it completed and whether its console stayed free of splats.
+# collect one TAP file for report.sh: the guest's results (and a failure
+# when the guest's file has fewer results than its plan), plus, per boot,
+# whether it completed and whether its console stayed free of splats
+# (guest:lockdown-MODE-completed, console:lockdown-MODE-no-kernel-splat,
+# which report.sh counts apart from the probe tests).
 #
 #   lockdown.sh ARCH OUT_DIR RESULTS_DIR LOG_DIR [NAME]
 #
@@ -32,24 +35,40 @@ for mode in integrity confidentiality; do
 				*) echo "ok X ${line#ok }" ;;
 				esac
 			done >> "$tap.tmp"
-	fi
-	if grep -q 'probes: lockdown done' "$log"; then
-		echo "ok X lockdown-$mode:guest-completed" >> "$tap.tmp"
+		# The guest closes its file with its plan (lib.sh: tap_end).
+		got=$(grep -cE '^(not )?ok ' "$dir/lockdown.tap")
+		plan=$(sed -nE 's/^1\.\.([0-9]+).*/\1/p' "$dir/lockdown.tap" | tail -1)
+		if [ -z "$plan" ]; then
+			echo "not ok X lockdown-$mode:all-reported # $got results and no plan: the guest script stopped early" >> "$tap.tmp"
+		elif [ "$plan" != "$got" ]; then
+			echo "not ok X lockdown-$mode:all-reported # $got of $plan results (plan 1..$plan)" >> "$tap.tmp"
+		fi
 	else
-		echo "not ok X lockdown-$mode:guest-completed # guest did not finish, see $log" >> "$tap.tmp"
+		echo "not ok X lockdown-$mode:all-reported # the guest wrote no results" >> "$tap.tmp"
+	fi
+	# Whether the boot completed and its console stayed clean test no
+	# probe code: report.sh counts guest:* and console:* apart.
+	if grep -q 'probes: lockdown done' "$log"; then
+		echo "ok X guest:lockdown-$mode-completed" >> "$tap.tmp"
+	else
+		echo "not ok X guest:lockdown-$mode-completed # guest did not finish, see $log" >> "$tap.tmp"
 	fi
 	if grep -qE "$splat" "$log"; then
-		echo "not ok X lockdown-$mode:no-kernel-splat # $(grep -m1 -E "$splat" "$log" | tr -d '\r' | cut -c1-100)" >> "$tap.tmp"
+		echo "not ok X console:lockdown-$mode-no-kernel-splat # $(grep -m1 -E "$splat" "$log" | tr -d '\r' | cut -c1-100)" >> "$tap.tmp"
 	else
-		echo "ok X lockdown-$mode:no-kernel-splat" >> "$tap.tmp"
+		echo "ok X console:lockdown-$mode-no-kernel-splat" >> "$tap.tmp"
 	fi
 done
 i=0
-while IFS= read -r line; do
-	i=$((i + 1))
-	case $line in
-	"not ok X "*) echo "not ok $i ${line#not ok X }" ;;
-	*) echo "ok $i ${line#ok X }" ;;
-	esac
-done < "$tap.tmp" > "$tap"
+{
+	echo "TAP version 13"
+	while IFS= read -r line; do
+		i=$((i + 1))
+		case $line in
+		"not ok X "*) echo "not ok $i ${line#not ok X }" ;;
+		*) echo "ok $i ${line#ok X }" ;;
+		esac
+	done < "$tap.tmp"
+	echo "1..$i"
+} > "$tap"
 rm -f "$tap.tmp"

@@ -7,14 +7,21 @@
 #   report.sh ARCH RESULTS_DIR LOG TAP_OUT MODE
 #
 # Anything missing is a failure: a KUnit suite that did not report, fewer
-# ftracetest results than cases, a guest that never reached the end of
-# its script.  In MODE clients (make check-clients) a skipped ftracetest
-# case fails (BTF is on there), the failing checks' guest output is kept
-# in a directory named like TAP_OUT beside LOG, and the clients' versions
-# are printed once.  So is any oops, BUG, WARNING, lockdep, KASAN, KFENCE, UBSAN,
-# RCU or sleep-in-atomic report on the console (splat.sh).  With
-# REPORT_DEBUG=1 (make check DEBUG=1) the debug facilities must have been
-# on.  Exit status 1 if anything failed.
+# ftracetest results than cases, a TAP document (KUnit suite, ftracetest,
+# samples, our selftests and engine, reliability, lockdown, clients)
+# without its plan or with fewer results than its plan says, a guest
+# that never reached the end of its script.  So is any oops, BUG,
+# WARNING, lockdep, KASAN, KFENCE, UBSAN, RCU or sleep-in-atomic report
+# on the console (splat.sh).  A "not ok" is a skip only with a real SKIP
+# directive.  The guest:* and console:* results (the guest completed with
+# its CPUs, no splat on a console) test no probe code: they are counted
+# on a line of their own, "harness: N ok, N failed", not in the final
+# count line, and one that failed still fails the run.  In MODE clients
+# (make check-clients) a skipped ftracetest case fails (BTF is on
+# there), the failing checks' guest output is kept in a directory named
+# like TAP_OUT beside LOG, and the clients' versions are printed once.
+# With REPORT_DEBUG=1 (make check DEBUG=1) the debug facilities must have
+# been on.  Exit status 1 if anything failed.
 set -uo pipefail
 
 arch=$1 res=$2 log=$3 tap=$4 mode=$5
@@ -27,44 +34,114 @@ body=$(mktemp)
 trap 'rm -f "$body"' EXIT
 
 pass=0 fail=0 skip=0 n=0
+# Results that test no probe code (guest:*: the guest ran to the end with
+# its CPUs; console:*: no splat on a console) are counted apart: they are
+# not in the final count line, but one that failed still fails the run.
+hpass=0 hfail=0
 emit() { # ok|fail|skip NAME [REASON]
 	n=$((n + 1))
+	case $1:$2 in
+	ok:guest:*|ok:console:*) hpass=$((hpass + 1)) ;;
+	*:guest:*|*:console:*) hfail=$((hfail + 1)) ;;
+	esac
 	case $1 in
-	ok)   echo "ok $n $2" >> "$body"; pass=$((pass + 1)) ;;
-	skip) echo "ok $n $2 # SKIP ${3:-}" >> "$body"; skip=$((skip + 1)) ;;
-	*)    echo "not ok $n $2${3:+ # $3}" >> "$body"; fail=$((fail + 1))
+	ok)   echo "ok $n $2" >> "$body"
+	      case $2 in guest:*|console:*) ;; *) pass=$((pass + 1)) ;; esac ;;
+	skip) echo "ok $n $2 # SKIP${3:+ $3}" >> "$body"; skip=$((skip + 1)) ;;
+	*)    echo "not ok $n $2${3:+ # $3}" >> "$body"
+	      case $2 in guest:*|console:*) ;; *) fail=$((fail + 1)) ;; esac
 	      echo "FAIL: $2${3:+ ($3)}" ;;
 	esac
 }
 
-# merge_tap PREFIX FILE [DEPTH_INDENT]: take the result lines of a TAP/KTAP
-# file at one nesting level (leading spaces), directives included.
+# merge_tap GROUP PREFIX FILE [INDENT]: take the result lines of a TAP or
+# KTAP file at one nesting level (INDENT: its leading spaces) as
+# PREFIX<name>, and hold each document in it to its plan.  A "TAP
+# version" or "KTAP version" line at that level starts a document (a file
+# may hold several, one after the other); its plan "1..N", before or
+# after its results, must be there and match the number of results, or
+# GROUP:all-reported fails: a suite that stopped half way must not pass
+# for one that ran everything.  A result is a skip only with a SKIP
+# directive, the first word after the first "#" (KTAP: the description
+# cannot hold a "#"); ftracetest's XFAIL counts as a skip too.  Any other
+# "not ok" is a failure, whatever its comment says.  MERGE_SKIP_FAILS=1:
+# a skip fails (make check-clients: those cases must run).
+# Sets tap_results to the number of results merged.  TAP_NAME names the
+# file in messages (default: its name).
 merge_tap() {
-	local prefix=$1 file=$2 indent=${3:-} line rest name
-	while IFS= read -r line; do
-		case $line in
-		"${indent}ok "*|"${indent}not ok "*) ;;
-		*) continue ;;
+	local group=$1 prefix=$2 file=$3 indent=${4:-} line rest re name dir word
+	local doc=0 got=0 plan=
+	re='^(not )?ok [0-9]+( (.*))?$'
+	tap_results=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%$'\r'}
+		[ "${line:0:${#indent}}" = "$indent" ] || continue
+		rest=${line:${#indent}}
+		case $rest in
+		" "*|"") continue ;;
+		"TAP version "*|"KTAP version "*)
+			[ $doc = 0 ] || tap_plan_check "$group" "$file" $doc $got "$plan"
+			doc=$((doc + 1)) got=0 plan=
+			continue ;;
 		esac
-		rest=${line#"$indent"}
-		[ "${rest:0:1}" = " " ] && continue
-		name=$(echo "$rest" | sed -E 's/^(not )?ok [0-9]+ //; s/ *#.*$//')
-		if echo "$rest" | grep -qiE '# *(SKIP|XFAIL)' && [ -n "${MERGE_SKIP_FAILS:-}" ]; then
-			emit fail "$prefix$name" "did not run: $(echo "$rest" | sed -E 's/.*# *//')"
-		elif echo "$rest" | grep -qiE '# *(SKIP|XFAIL)'; then
-			emit skip "$prefix$name" "$(echo "$rest" | sed -E 's/.*# *//')"
-		elif [ "${rest:0:3}" = "ok " ]; then
-			emit ok "$prefix$name"
-		else
-			emit fail "$prefix$name" "$(echo "$rest" | sed -nE 's/.*# *//p')"
+		if [[ $rest =~ ^1\.\.([0-9]+)([[:space:]]|$) ]]; then
+			[ $doc != 0 ] || doc=1
+			if [ -n "$plan" ]; then
+				emit fail "$group:all-reported" "${TAP_NAME:-${file##*/}}: document $doc has two plans"
+			fi
+			plan=${BASH_REMATCH[1]}
+			continue
 		fi
+		[[ $rest =~ $re ]] || continue
+		[ $doc != 0 ] || doc=1
+		got=$((got + 1))
+		tap_results=$((tap_results + 1))
+		rest=${BASH_REMATCH[3]}
+		name=${rest%%#*}
+		name=${name%"${name##*[![:space:]]}"}
+		dir=
+		case $rest in *"#"*) dir=${rest#*#} ;; esac
+		dir=${dir#"${dir%%[![:space:]]*}"}
+		word=${dir%%[[:space:]]*}
+		case ${word^^} in
+		SKIP|XFAIL)
+			if [ -n "${MERGE_SKIP_FAILS:-}" ]; then
+				emit fail "$prefix$name" "did not run: $dir"
+			else
+				dir=${dir#"$word"}
+				emit skip "$prefix$name" "${dir#"${dir%%[![:space:]]*}"}"
+			fi ;;
+		*)
+			if [ "${line:${#indent}:3}" = "ok " ]; then
+				emit ok "$prefix$name"
+			else
+				emit fail "$prefix$name" "$dir"
+			fi ;;
+		esac
 	done < "$file"
+	if [ $doc = 0 ]; then
+		emit fail "$group:all-reported" "${TAP_NAME:-${file##*/}}: no results and no plan"
+	else
+		tap_plan_check "$group" "$file" $doc $got "$plan"
+	fi
+}
+
+# tap_plan_check GROUP FILE DOC GOT PLAN: one document's results against
+# its plan.
+tap_plan_check() {
+	local what=${TAP_NAME:-${2##*/}}
+	[ "$3" = 1 ] || what="$what, document $3"
+	if [ -z "$5" ]; then
+		emit fail "$1:all-reported" "$what: $4 results and no plan (1..N): stopped early?"
+	elif [ "$4" != "$5" ]; then
+		emit fail "$1:all-reported" "$what: $4 results for a plan of 1..$5"
+	fi
 }
 
 # The ftracetest cases the guest listed in ftrace-cases.txt, each reported
 # once: merge ftrace.ktap and check that none is missing.
 merge_ftrace() {
-	local expect f=$res/ftrace.ktap before got
+	local expect f=$res/ftrace.ktap got
 
 	expect=$(cat "$res/ftrace-cases.txt" 2>/dev/null | wc -l)
 	[ "$expect" != 0 ] || return 0
@@ -72,9 +149,8 @@ merge_ftrace() {
 		emit fail "ftrace" "no ftracetest results"
 		return 0
 	fi
-	before=$n
-	merge_tap "ftrace:" "$f"
-	got=$((n - before))
+	merge_tap ftrace "ftrace:" "$f"
+	got=$tap_results
 	[ "$got" = "$expect" ] ||
 		emit fail "ftrace:all-cases-reported" "$got of $expect cases reported"
 	# The guest's watchdog gave up on a case that stopped making progress:
@@ -84,6 +160,33 @@ merge_ftrace() {
 		emit fail "ftrace:$c" "hung: no progress for ${secs}s, killed"
 		stall_digest
 	fi
+}
+
+# Our selftests (tools/testing/selftests/probes/run.sh) write two
+# documents into selftests.tap, one after the other: ftracetest's over
+# our *.tc cases (selftests:*, plan first) and the fetch engine's
+# (engine:*, plan last).  Each must be there and complete.
+merge_selftests() {
+	local f=$res/selftests.tap d p st=0 en=0 tc=0 tree
+	tree=$(dirname "$0")/../selftests/probes
+	[ -n "$(find "$tree" -name '*.tc' 2>/dev/null | head -1)" ] && tc=1
+	d=$(mktemp -d)
+	[ -s "$f" ] && awk -v d="$d" '/^K?TAP version / { n++ } { print > (d "/" n + 0) }' "$f"
+	for p in $(ls "$d" | sort -n); do
+		if grep -qE '^(not )?ok [0-9]+ engine:' "$d/$p"; then
+			TAP_NAME="selftests.tap, engine part" merge_tap engine "" "$d/$p"
+			en=$((en + 1))
+		elif grep -qE '^((not )?ok [0-9]+ |1\.\.)' "$d/$p"; then
+			TAP_NAME="selftests.tap, ftracetest part" merge_tap selftests "" "$d/$p"
+			st=$((st + 1))
+		fi
+	done
+	rm -rf "$d"
+	[ -s "$f" ] || f="no selftests.tap: the selftests did not run"
+	[ $st != 0 ] || [ $tc = 0 ] ||
+		emit fail "selftests:all-reported" "${f#$res/}: no ftracetest results for our *.tc cases"
+	[ $en != 0 ] || [ ! -x "$tree/engine/run.sh" ] ||
+		emit fail "engine:all-reported" "${f#$res/}: no engine results"
 }
 
 # stall_digest: the start of the guest's stall dump (tasks that were
@@ -105,9 +208,15 @@ if [ "$mode" = check ]; then
 			emit fail "kunit:$s" "suite did not report"
 			continue
 		fi
-		before=$n
-		merge_tap "kunit:$s:" "$f" "    "
-		[ $n -gt $before ] || emit fail "kunit:$s" "no test cases in results"
+		before=$fail
+		merge_tap "kunit:$s" "kunit:$s:" "$f" "    "
+		[ "$tap_results" -gt 0 ] || emit fail "kunit:$s" "no test cases in results"
+		# The suite's own verdict, one level up: "not ok" with no
+		# failed case (its init or exit failed) is a failure too.
+		if grep -qE "^not ok [0-9]+ $s *(\$|#)" "$f" &&
+		   ! grep -qiE "^not ok [0-9]+ $s *# *SKIP( |\$)" "$f" && [ $fail = "$before" ]; then
+			emit fail "kunit:$s" "the suite reported not ok with no case failed"
+		fi
 	done
 
 	# ftracetest: every listed case must report; known base bugs skip.
@@ -118,12 +227,17 @@ if [ "$mode" = check ]; then
 		done < "$res/ftrace-skips.txt"
 	fi
 
+	# Each guest script closes its file with its plan (guest/lib.sh:
+	# tap_end); lockdown.sh writes one for its two boots.
 	for t in samples selftests reliability lockdown; do
-		[ -f "$res/$t.tap" ] && merge_tap "" "$res/$t.tap"
+		if [ "$t" = selftests ]; then
+			merge_selftests
+		elif [ -s "$res/$t.tap" ]; then
+			merge_tap "$t" "" "$res/$t.tap"
+		else
+			emit fail "$t:all-reported" "no $t results: the checks did not run"
+		fi
 	done
-	[ -f "$res/samples.tap" ] || emit fail "samples" "sample checks did not run"
-	[ -s "$res/reliability.tap" ] || emit fail "reliability" "reliability checks did not run"
-	[ -s "$res/lockdown.tap" ] || emit fail "lockdown" "lockdown boots did not run"
 fi
 
 if [ "$mode" = clients ]; then
@@ -131,7 +245,7 @@ if [ "$mode" = clients ]; then
 		echo "  VERSION  (the guest reported no client versions)"
 	MERGE_SKIP_FAILS=1 merge_ftrace
 	if [ -s "$res/clients.tap" ]; then
-		merge_tap "" "$res/clients.tap"
+		merge_tap clients "" "$res/clients.tap"
 	else
 		emit fail "clients" "the client checks did not run"
 	fi
@@ -208,10 +322,12 @@ mkdir -p "$(dirname "$tap")"
 	# How the guest ran (qemu.sh): QEMU version, accelerator and TCG
 	# threading, vCPUs.
 	echo "# qemu: $(cat "$res/qemu.txt" 2>/dev/null || echo '?')"
+	echo "# harness: $hpass ok, $hfail failed (guest:*, console:*; not in the count line)"
 	echo "1..$n"
 	cat "$body"
 } > "$tap"
 echo "  TAP      ${tap#$PWD/}"
 echo "  QEMU     $(cat "$res/qemu.txt" 2>/dev/null || echo '?')"
+echo "harness: $hpass ok, $hfail failed"
 echo "$pass passed, $fail failed, $skip skipped"
-[ $fail = 0 ]
+[ $fail = 0 ] && [ $hfail = 0 ]

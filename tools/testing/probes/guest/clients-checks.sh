@@ -435,4 +435,5 @@ for c in $CHECKS; do
 	fi
 	case $name in tracefs_*) trace_reset > /dev/null 2>&1 ;; esac
 done
+tap_end
 echo "probes: clients checks done"

@@ -4,11 +4,18 @@
 
 TRACING=/sys/kernel/tracing
 
-# tap_begin FILE: start a TAP file.
+# tap_begin FILE: start a TAP file.  tap_end closes it with its plan
+# ("1..N"): the host (report.sh) fails a file without one, or with fewer
+# or more results than it says, so a script that stopped half way cannot
+# pass for one that ran everything.
 tap_begin() {
 	TAP_FILE=$1
 	TAP_N=0
-	: > "$TAP_FILE"
+	echo "TAP version 13" > "$TAP_FILE"
+}
+
+tap_end() {
+	echo "1..$TAP_N" >> "$TAP_FILE"
 }
 
 # tap_result ok|fail|skip NAME [REASON]

@@ -52,3 +52,4 @@ for what in kprobe_events dynamic_events perf_kprobe; do
 		tap_result fail "$p:root-$what" "expected '$expect', got '${got:-nothing}'"
 	fi
 done
+tap_end

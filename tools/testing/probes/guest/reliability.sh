@@ -276,3 +276,4 @@ for f in kprobe_events dynamic_events error_log; do
 	esac
 done
 trace_reset
+tap_end

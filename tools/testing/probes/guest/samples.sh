@@ -166,3 +166,4 @@ sample trace-events-sample trace-events-sample check_trace_events
 trace_reset
 sample trace-printk trace-printk check_trace_printk
 trace_reset
+tap_end
