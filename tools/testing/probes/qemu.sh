@@ -106,6 +106,7 @@ qemu+=(-smp "$smp,sockets=$smp,cores=1,threads=1" -m 2G -nographic -no-reboot
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of words
 [ -n "${QEMU_EXTRA:-}" ] && qemu+=($QEMU_EXTRA)
 
+t0=$SECONDS
 if [ "${VERBOSE:-0}" = 1 ] || [ "$mode" = run ] || [ "$mode" = shell ]; then
 	timeout --foreground -k 5 "$tmo" "${qemu[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
@@ -114,4 +115,6 @@ else
 	rc=$?
 fi
 [ $rc = 124 ] && echo "  QEMU     timed out after ${tmo}s" >&2
+# Wall time, to compare TCG threading and vCPU counts.
+echo "  QEMU     $mode: $((SECONDS - t0))s wall, exit $rc"
 exit $rc
