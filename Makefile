@@ -15,7 +15,8 @@
 #
 # Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
 # (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
-# ACCEL=tcg|kvm (default: KVM when it really works), JOBS=N,
+# ACCEL=tcg|kvm (default: KVM when it really works), TCG_THREAD=single|multi
+# (default: multi on QEMU >= 10), SMP=N (vCPUs, default 2), JOBS=N,
 # CMDLINE="..." (extra guest kernel arguments, e.g. kunit.filter_glob=...),
 # DEBUG=1 (debug kernel: lockdep, KASAN, KFENCE, UBSAN, preemptible; built
 # in build/ARCH-debug, results as ARCH-debug; a long torture and fuzz run).
@@ -62,7 +63,7 @@ export ARCH_HOST := $(shell uname -m)
 all: check
 
 help:
-	@sed -n '3,21p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 
 setup:
 	@PROBES_BUILD=$(BUILD) $(HARNESS)/setup.sh $(ARCH)
