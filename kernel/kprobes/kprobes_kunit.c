@@ -337,10 +337,61 @@ static void refusals_have_their_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpk_refusal(kpk_target, NULL, 0), 0);
 }
 
+/*
+ * An offset inside the landing pad at a function's start (ENDBR with
+ * IBT, BTI on arm64) names no instruction: refused with -EILSEQ, by
+ * symbol and by address alike, where the base's IBT code used to move
+ * it silently past the pad.  Offset 0 and the pad's size both mean the
+ * entry; a kretprobe inside the pad is not at the entry (-EINVAL).
+ */
+static void landing_pad_offsets_are_eilseq(struct kunit *test)
+{
+	struct kretprobe rp = { .kp.symbol_name = "kpk_target" };
+	struct kpk_probe at0, atpad;
+	unsigned int off;
+
+	for (off = 1; off < 4; off++) {
+		KUNIT_EXPECT_EQ_MSG(test, kpk_refusal(NULL, "kpk_target", off),
+				    -EILSEQ, "offset %u", off);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kpk_refusal((void *)kpk_target + off, NULL, 0),
+				    -EILSEQ, "address +%u", off);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    kprobe_on_func_entry(NULL, "kpk_target", off),
+				    -EINVAL, "entry check +%u", off);
+		rp.kp.offset = off;
+		KUNIT_EXPECT_EQ_MSG(test, register_kretprobe(&rp), -EINVAL,
+				    "kretprobe +%u", off);
+	}
+
+	kpk_init(&at0, NULL, 1);
+	at0.kp.symbol_name = "kpk_target";
+	KUNIT_ASSERT_EQ(test, register_kprobe(&at0.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_on_func_entry(NULL, "kpk_target", 0), 0);
+	if ((unsigned long)at0.kp.addr != (unsigned long)kpk_target) {
+		/* A landing pad: its size is the entry too, the same place. */
+		off = (unsigned long)at0.kp.addr - (unsigned long)kpk_target;
+		kpk_init(&atpad, NULL, 2);
+		atpad.kp.symbol_name = "kpk_target";
+		atpad.kp.offset = off;
+		KUNIT_EXPECT_EQ(test, register_kprobe(&atpad.kp), 0);
+		KUNIT_EXPECT_PTR_EQ(test, atpad.kp.addr, at0.kp.addr);
+		KUNIT_EXPECT_EQ(test,
+				kprobe_on_func_entry(NULL, "kpk_target", off), 0);
+		kpk_reset();
+		kpk_call(1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 2);
+		unregister_kprobe(&atpad.kp);
+	} else if (IS_ENABLED(CONFIG_X86_KERNEL_IBT)) {
+		KUNIT_FAIL(test, "no ENDBR skipped at kpk_target");
+	}
+	unregister_kprobe(&at0.kp);
+}
+
 #ifdef CONFIG_X86
 /*
  * The first instruction of @fn at or after @min_off (past any landing
- * pad, whose offsets are moved rather than refused) that is at least
+ * pad, inside which no offset is accepted) that is at least
  * @min_len bytes long, or 0.
  */
 static unsigned long kpk_insn_at(void *fn, unsigned long min_off,
@@ -694,6 +745,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(register_kprobes_rollback_after_attach_keeps_others),
 	KUNIT_CASE(refusals_have_their_errno),
 	KUNIT_CASE(mid_instruction_is_eilseq),
+	KUNIT_CASE(landing_pad_offsets_are_eilseq),
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(unregister_waits_for_running_handlers),

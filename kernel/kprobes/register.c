@@ -108,17 +108,35 @@ static int kprobe_resolve_func(kprobe_opcode_t *addr, const char *sym,
 	if (!addr)
 		return -EINVAL;
 	*out = addr;
+	/*
+	 * The architecture moves a probe at a function's start past its
+	 * landing pad (ENDBR, BTI).  Only offset 0 and the offset of the
+	 * first instruction after the pad name that place; an offset
+	 * inside the pad names no instruction and is refused, as the
+	 * user made a mistake and a probe elsewhere would not say so.
+	 */
+	if (symoff && (unsigned long)addr != target) {
+		*on_func_entry = false;
+		return -EILSEQ;
+	}
 	return 0;
 }
 
+/*
+ * For the callers that ask whether a place is a function entry
+ * (kretprobes, kprobe_on_func_entry()): an offset inside a landing
+ * pad resolves, but not to the entry.
+ */
 int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
 			unsigned long offset, kprobe_opcode_t **out,
 			bool *on_func_entry)
 {
 	struct kprobe_func f;
+	int ret;
 
-	return kprobe_resolve_func(addr, sym, offset, out, on_func_entry, &f,
-				   NULL);
+	ret = kprobe_resolve_func(addr, sym, offset, out, on_func_entry, &f,
+				  NULL);
+	return ret == -EILSEQ ? 0 : ret;
 }
 
 /*
@@ -733,7 +751,8 @@ bool kprobe_is_registered(struct kprobe *p)
  * Return: 0; -EINVAL for both or neither of addr and symbol_name, an
  * address outside kernel or module text, in the blacklist or in text
  * patched by others, or a probe already registered; -EILSEQ for an
- * address inside an instruction; -ENOENT for an unknown symbol or
+ * address inside an instruction, the landing pad at a function's start
+ * included (symbol + 1..3 with IBT); -ENOENT for an unknown symbol or
  * freed init text; -ENOMEM; or an ftrace error.
  * Context: process, may sleep.
  */
