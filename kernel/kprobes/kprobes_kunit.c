@@ -12,6 +12,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/rethook.h>
 #include <linux/sched.h>
 #ifdef CONFIG_X86
 #include <asm/insn.h>
@@ -466,6 +467,76 @@ static void mid_instruction_is_eilseq(struct kunit *test)
 }
 #endif
 
+#ifdef CONFIG_KRETPROBES
+/* Which return handler ran when, and the return address it saw. */
+struct kpk_ret {
+	struct kretprobe rp;
+	int id;
+};
+
+static unsigned long kpk_ret_seen[KPK_MAX_LOG];
+
+static int kpk_ret_handler(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	struct kpk_ret *t = container_of(get_kretprobe(ri), struct kpk_ret, rp);
+	int n = atomic_inc_return(&kpk_nlog) - 1;
+
+	if (n < KPK_MAX_LOG) {
+		kpk_log[n] = t->id;
+		kpk_ret_seen[n] = get_kretprobe_retaddr(ri);
+	}
+	return 0;
+}
+
+/* Not a tail call: the hooked call returns here. */
+static noinline int kpk_stacked_caller(void)
+{
+	return kpk_call(1) + 1;
+}
+
+/*
+ * Several return probes on one function: every handler sees the real
+ * return address (in the base, all but the one hooked first saw the
+ * trampoline), and they run newest hook first, that is in the reverse
+ * order of their entry handlers, which run in registration order.
+ */
+static void stacked_kretprobes_see_the_real_return_address(struct kunit *test)
+{
+	struct kpk_ret r[3] = {};
+	unsigned long size, off;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		r[i].rp.kp.symbol_name = "kpk_target";
+		r[i].rp.handler = kpk_ret_handler;
+		r[i].id = i + 1;
+		KUNIT_ASSERT_EQ(test, register_kretprobe(&r[i].rp), 0);
+	}
+	kpk_reset();
+	memset(kpk_ret_seen, 0, sizeof(kpk_ret_seen));
+	KUNIT_EXPECT_EQ(test, kpk_stacked_caller(), 9);
+	for (i = 0; i < 3; i++)
+		unregister_kretprobe(&r[i].rp);
+
+	KUNIT_ASSERT_EQ(test, atomic_read(&kpk_nlog), 3);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, kpk_log[i], 3 - i);
+		KUNIT_EXPECT_FALSE(test, is_rethook_trampoline(kpk_ret_seen[i]));
+		KUNIT_EXPECT_EQ(test, kpk_ret_seen[i], kpk_ret_seen[0]);
+	}
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(kpk_ret_seen[0],
+							    &size, &off));
+	KUNIT_EXPECT_EQ(test, kpk_ret_seen[0] - off,
+			(unsigned long)kpk_stacked_caller);
+}
+#else
+static void stacked_kretprobes_see_the_real_return_address(struct kunit *test)
+{
+	kunit_skip(test, "no kretprobes");
+}
+#endif
+
 static int kpk_recursing_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic_inc(&kpk_hits);
@@ -746,6 +817,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(refusals_have_their_errno),
 	KUNIT_CASE(mid_instruction_is_eilseq),
 	KUNIT_CASE(landing_pad_offsets_are_eilseq),
+	KUNIT_CASE(stacked_kretprobes_see_the_real_return_address),
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(unregister_waits_for_running_handlers),

@@ -41,6 +41,13 @@ NOKPROBE_SYMBOL(kretprobe_entry);
 /*
  * Return side, called by rethook.  The kretprobe is the running probe
  * while its handler runs, so probes hit inside count as missed.
+ *
+ * Of several return hooks on one frame, only the first one hooked saw
+ * the real return address; the others saved the trampoline's.  rethook
+ * hands every handler the real one in @ret_addr, so put it in the
+ * instance: get_kretprobe_retaddr() then gives each handler the real
+ * caller.  The node is still pending, and the unwinder skips nodes that
+ * hold the trampoline, so it finds the same address either way.
  * Context: the rethook trampoline, preemption disabled.
  */
 static void kretprobe_return(struct rethook_node *node, void *data,
@@ -48,6 +55,7 @@ static void kretprobe_return(struct rethook_node *node, void *data,
 {
 	struct kretprobe *rp = data;
 
+	WRITE_ONCE(node->ret_addr, ret_addr);
 	if (WARN_ON_ONCE(!rp) || !rp->handler)
 		return;
 	__this_cpu_write(current_kprobe, &rp->kp);

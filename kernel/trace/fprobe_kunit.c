@@ -723,6 +723,64 @@ out:
 	kvfree(c.buf);
 }
 
+/*
+ * Two fprobes and a kretprobe on one function: every exit handler sees
+ * the real return address (into fprobe_core_outer()), whichever hooked
+ * the return first; never the trampoline.
+ */
+static unsigned long fc_stack_ret[3];
+static struct fprobe *fc_stack_first;
+
+static notrace void fc_stack_exit(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	fc_stack_ret[fp == fc_stack_first ? 0 : 1] = ret_ip;
+}
+
+#ifdef CONFIG_KRETPROBES
+static int fc_stack_kret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	fc_stack_ret[2] = get_kretprobe_retaddr(ri);
+	return 0;
+}
+#endif
+
+static void fc_test_stacked_exits(struct kunit *test)
+{
+	struct fprobe fp1 = { .exit_handler = fc_stack_exit };
+	struct fprobe fp2 = { .exit_handler = fc_stack_exit };
+	unsigned long size, off;
+	int i, n = 2;
+#ifdef CONFIG_KRETPROBES
+	struct kretprobe rp = { .kp.symbol_name = "fprobe_core_tgt_a",
+				.handler = fc_stack_kret };
+#endif
+
+	memset(fc_stack_ret, 0, sizeof(fc_stack_ret));
+	fc_stack_first = &fp1;
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp1, "fprobe_core_tgt_a", NULL), 0);
+#ifdef CONFIG_KRETPROBES
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	n = 3;
+#endif
+	KUNIT_ASSERT_EQ(test, register_fprobe(&fp2, "fprobe_core_tgt_a", NULL), 0);
+	KUNIT_EXPECT_EQ(test, fc_outer(1, fc_tgt[0]), 8);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp2), 0);
+#ifdef CONFIG_KRETPROBES
+	unregister_kretprobe(&rp);
+#endif
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp1), 0);
+
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset(fc_stack_ret[0],
+							    &size, &off));
+	KUNIT_EXPECT_EQ(test, fc_stack_ret[0] - off,
+			(unsigned long)fprobe_core_outer);
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, fc_stack_ret[i], fc_stack_ret[0],
+				    "exit handler %d", i);
+}
+
 static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_glob),
 	KUNIT_CASE(fc_test_syms),
@@ -732,6 +790,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_nmissed),
 	KUNIT_CASE(fc_test_exit_recursion),
 	KUNIT_CASE(fc_test_kprobe_shared),
+	KUNIT_CASE(fc_test_stacked_exits),
 	KUNIT_CASE(fc_test_sleepers),
 	KUNIT_CASE(fc_test_contract),
 	KUNIT_CASE(fc_test_scale),
