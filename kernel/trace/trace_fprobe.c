@@ -1093,6 +1093,14 @@ static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
 	int i;
 
 	trace_probe_log_set_index(1);
+	/*
+	 * An fprobe is on a function's entry: it takes no offset (a
+	 * malformed place, -EINVAL; the caret under the place, where
+	 * ftracetest's fprobe_syntax_errors.tc expects it).
+	 */
+	p = strchr(word, '+');
+	if (cmd->kind != TFP_TPOINT && p && (!pct || p < pct))
+		return tp_inval(0, BAD_PROBE_ADDR);
 	if (pct) {
 		if (cmd->kind == TFP_TPOINT || strcmp(pct, "%return"))
 			return tp_inval(pct - word, BAD_ADDR_SUFFIX);

@@ -842,13 +842,17 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 	    req->offs < 0 || req->offs > UINT_MAX)
 		return tp_inval(0, BAD_PROBE_ADDR);
 
+	/*
+	 * An ambiguous symbol is a malformed request (-EINVAL); one that
+	 * does not exist is -ENOENT, as for an address in no text, an
+	 * fprobe event on an unknown function and the perf PMU.
+	 */
 	ret = kev_check_symbol(req->sym);
+	if (ret == -EADDRNOTAVAIL)
+		return tp_inval(0, NON_UNIQ_SYMBOL);
 	if (ret) {
-		if (ret == -EADDRNOTAVAIL)
-			trace_probe_log_err(0, NON_UNIQ_SYMBOL);
-		else
-			trace_probe_log_err(0, BAD_PROBE_ADDR);
-		return -EINVAL;
+		trace_probe_log_err(0, BAD_PROBE_ADDR);
+		return -ENOENT;
 	}
 
 	/* -ENOENT (a module not loaded yet) is left to registration */
