@@ -6,7 +6,9 @@
 #    tree's unmodified ftracetest (at /opt/ftrace in the guest), each case
 #    named "selftests:<description>";
 #  - engine/run.sh, the fetch-argument engine's checks (fetch types,
-#    error_log texts and carets, format files), named "engine:<case>".
+#    error_log texts and carets, format files), named "engine:<case>";
+#  - compat/run.sh, what users' scripts see compared with the base
+#    (errnos, error_log, listings, trace lines), named "compat:<case>".
 here=$(cd "$(dirname "$0")" && pwd)
 ftrace=${FTRACETEST_DIR:-/opt/ftrace}
 
@@ -16,10 +18,11 @@ if [ -n "$cases" ]; then
 		sed -E 's/^((not )?ok [0-9]+ )/\1selftests:/'
 fi
 
-if [ -x "$here/engine/run.sh" ]; then
-	"$here/engine/run.sh" > /tmp/probes-engine.tap
-	sed -E 's/^((not )?ok [0-9]+ )/\1engine:/' /tmp/probes-engine.tap
-	grep -q '^# engine selftests done' /tmp/probes-engine.tap ||
-		echo "not ok 0 engine:completed # engine/run.sh stopped early"
-fi
+for suite in engine compat; do
+	[ -x "$here/$suite/run.sh" ] || continue
+	"$here/$suite/run.sh" > /tmp/probes-$suite.tap
+	sed -E "s/^((not )?ok [0-9]+ )/\1$suite:/" /tmp/probes-$suite.tap
+	grep -q "^# $suite selftests done" /tmp/probes-$suite.tap ||
+		echo "not ok 0 $suite:completed # $suite/run.sh stopped early"
+done
 exit 0
