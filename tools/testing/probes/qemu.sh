@@ -61,7 +61,9 @@ arm64)  qemu_bin=qemu-system-aarch64 ;;
 esac
 qemu_version=$("$qemu_bin" --version 2>/dev/null |
 	sed -nE '1s/^QEMU emulator version ([0-9]+(\.[0-9]+)*).*/\1/p')
-if [ "${qemu_version%%.*}" -ge 10 ] 2>/dev/null; then
+# arm64 guests stay on one thread until a full arm64 check has passed
+# multi-threaded (TCG_THREAD=multi tries it).
+if [ "${qemu_version%%.*}" -ge 10 ] 2>/dev/null && [ "$arch" = x86_64 ]; then
 	tcg_thread=${TCG_THREAD:-multi}
 else
 	tcg_thread=${TCG_THREAD:-single}
