@@ -19,6 +19,7 @@
 #ifndef _LINUX_KPROBES_H
 #define _LINUX_KPROBES_H
 
+#include <linux/array_size.h>
 #include <linux/compiler.h>
 #include <linux/linkage.h>
 #include <linux/list.h>
@@ -490,27 +491,56 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
  * Reentry: a probe hit while this CPU runs another probe's handlers or
  * steps its copy.  For arch code whose struct kprobe_ctlblk has
  * kprobe_status, saved_flags (the interrupt mask bits of the trapped
- * context while a copy runs) and a struct kprobe_outer.  Context: the
- * breakpoint exception, preemption and interrupts off.
+ * context while a copy runs), a stack of struct kprobe_outer,
+ * outer[KPROBE_OUTER_DEPTH], and nr_outer, the number of its entries in
+ * use.  Each entry is a probe that a deeper one interrupted, innermost
+ * last; the running probe is in current_kprobe and the ctlblk itself.
+ *
+ * Context: the breakpoint exception (or the step trap), this CPU only,
+ * preemption and interrupts off.  Levels nest strictly: a deeper level is
+ * left before the one it interrupted runs again, so the stack needs no
+ * lock.  An NMI that hits a probe while these helpers are half way
+ * through an update is not covered (their callers are NOKPROBE and run
+ * with interrupts off, so only a probe in an NMI handler can do that).
  */
 
-/* Remember the running probe before running @p inside it. */
-static __always_inline void kprobe_push_outer(struct kprobe_ctlblk *kcb,
+/**
+ * kprobe_push_outer - remember the running probe, then run @p inside it
+ * @kcb: this CPU's control block
+ * @p: the probe hit while another one runs
+ *
+ * @p becomes the current probe with status KPROBE_REENTER.
+ *
+ * Return: false, with nothing changed, when the stack is full.
+ */
+static __always_inline bool kprobe_push_outer(struct kprobe_ctlblk *kcb,
 					      struct kprobe *p)
 {
-	kcb->outer.kp = kprobe_running();
-	kcb->outer.status = kcb->kprobe_status;
-	kcb->outer.saved_flags = kcb->saved_flags;
+	struct kprobe_outer *o;
+
+	if (unlikely(kcb->nr_outer >= ARRAY_SIZE(kcb->outer)))
+		return false;
+	o = &kcb->outer[kcb->nr_outer++];
+	o->kp = kprobe_running();
+	o->status = kcb->kprobe_status;
+	o->saved_flags = kcb->saved_flags;
 	__this_cpu_write(current_kprobe, p);
 	kcb->kprobe_status = KPROBE_REENTER;
+	return true;
 }
 
+/**
+ * kprobe_pop_outer - leave a reentered probe for the one it interrupted
+ * @kcb: this CPU's control block; its status is KPROBE_REENTER
+ */
 static __always_inline void kprobe_pop_outer(struct kprobe_ctlblk *kcb)
 {
-	__this_cpu_write(current_kprobe, kcb->outer.kp);
-	kcb->kprobe_status = kcb->outer.status;
-	kcb->saved_flags = kcb->outer.saved_flags;
-	kcb->outer.kp = NULL;
+	struct kprobe_outer *o = &kcb->outer[--kcb->nr_outer];
+
+	__this_cpu_write(current_kprobe, o->kp);
+	kcb->kprobe_status = o->status;
+	kcb->saved_flags = o->saved_flags;
+	o->kp = NULL;
 }
 
 /* Leave the current probe: back to the outer one, or to none. */

@@ -49,7 +49,7 @@ struct arch_specific_insn {
 };
 
 /*
- * The probe this CPU was running when it reentered another one; the
+ * A probe this CPU was running when it reentered another one; the
  * generic reentry helpers in <linux/kprobes.h> use it.
  */
 #define ARCH_KPROBE_CTLBLK_OUTER
@@ -64,7 +64,10 @@ struct kprobe_ctlblk {
 	unsigned long kprobe_status;
 	/* PSTATE.I and .F of the trapped context while a copy runs. */
 	unsigned long saved_flags;
-	struct kprobe_outer outer;
+	/* entries of outer[] in use */
+	unsigned int nr_outer;
+	/* one level: a second one completes detached or stops (kprobes.c) */
+	struct kprobe_outer outer[1];
 };
 
 void arch_remove_kprobe(struct kprobe *p);

@@ -424,8 +424,7 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
 	kprobes_inc_nmissed_count(p);
-	if (likely(kcb->kprobe_status != KPROBE_REENTER)) {
-		kprobe_push_outer(kcb, p);
+	if (likely(kprobe_push_outer(kcb, p))) {
 		kp_execute(p, regs, kcb);
 		return;
 	}

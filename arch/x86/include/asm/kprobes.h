@@ -84,7 +84,7 @@ static inline int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
 }
 
 /*
- * The probe this CPU was running when it reentered another one; the
+ * A probe this CPU was running when it reentered another one; the
  * generic reentry helpers in <linux/kprobes.h> use it.
  */
 #define ARCH_KPROBE_CTLBLK_OUTER
@@ -99,7 +99,10 @@ struct kprobe_ctlblk {
 	unsigned long kprobe_status;
 	/* X86_EFLAGS_IF of the trapped context while a copy runs. */
 	unsigned long saved_flags;
-	struct kprobe_outer outer;
+	/* entries of outer[] in use */
+	unsigned int nr_outer;
+	/* one level: a second one completes detached or stops (core.c) */
+	struct kprobe_outer outer[1];
 };
 
 /* Entry points from the trap handlers (core.c). */
