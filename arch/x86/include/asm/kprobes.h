@@ -94,6 +94,14 @@ struct kprobe_outer {
 	unsigned long saved_flags;
 };
 
+/*
+ * Reentry levels kept: one for a hit in a handler, and one for each
+ * exception that can come while a reentered copy runs with interrupts
+ * off and that cannot nest in itself (NMI, #DB, #MC).  See kp_reenter()
+ * in core.c.
+ */
+#define KPROBE_OUTER_DEPTH	4
+
 /* per-cpu kprobe control block */
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
@@ -101,8 +109,7 @@ struct kprobe_ctlblk {
 	unsigned long saved_flags;
 	/* entries of outer[] in use */
 	unsigned int nr_outer;
-	/* one level: a second one completes detached or stops (core.c) */
-	struct kprobe_outer outer[1];
+	struct kprobe_outer outer[KPROBE_OUTER_DEPTH];
 };
 
 /* Entry points from the trap handlers (core.c). */

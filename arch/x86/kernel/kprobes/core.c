@@ -785,27 +785,35 @@ static nokprobe_inline bool kp_run_detached(struct kprobe *p,
 }
 
 /*
- * A probe hit while another one runs on this CPU (in its handlers, or
- * from an NMI while its copy runs): count a miss and run the instruction
- * without handlers.  Only one level of nesting is kept.
+ * A probe hit while another one runs on this CPU: in its handlers, or
+ * while a copy runs in a stepping slot (interrupts are off there, so the
+ * hit comes from an NMI, a debug trap or a machine check).  Count a miss
+ * and run the instruction without handlers, as a level pushed on
+ * kcb->outer[]: boosted, emulated or through its detour, the level is
+ * left at once; stepped, its own step trap leaves it, which gives the
+ * interrupted probe back its status and saved flags, ready for its own
+ * step trap.
  *
- * A second level is a hit while the copy of a reentered probe runs in
- * its stepping slot (interrupts are off there, so from an NMI, a debug
- * trap or a machine check).  kcb->outer is in use: @p cannot become the
- * current probe.  It need not when its instruction completes without
- * coming back to the int3 handler (kp_run_detached()): the miss is
- * counted and the reentered probe's state is left as it is for its own
- * step trap.  An instruction that must be stepped would come back to the
- * int3 after its copy with nothing saved to finish it and to restore
- * the interrupted probe's status, so there the only safe thing left is
- * to stop.
+ * KPROBE_OUTER_DEPTH levels are kept: a hit in a handler, then one for
+ * each of NMI, #DB and #MC arriving while a reentered copy runs.  None of
+ * them nests in itself (a second NMI waits for the first one's iret, the
+ * #DB handler clears DR7, a #MC inside a #MC shuts the CPU down), so a
+ * hit past the deepest level needs a kernel debugger stepping with TF or
+ * a broken kprobe state.  Should one come, an instruction that completes
+ * without coming back to the int3 handler (kp_run_detached()) still runs
+ * and the levels below are left as they are: nothing needs saving for
+ * it.  One that must be stepped would trap back to an int3 that no saved
+ * level describes: the handler could not tell where to resume nor which
+ * interrupt flag to give back.  The only ways on would be to skip the
+ * instruction, silently losing what it does, or to return to the int3
+ * and take it again forever with interrupts off; stopping here, with
+ * both probes named, is the least harmful.
  */
 static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
 	kprobes_inc_nmissed_count(p);
-	if (likely(kcb->kprobe_status != KPROBE_REENTER)) {
-		kprobe_push_outer(kcb, p);
+	if (likely(kprobe_push_outer(kcb, p))) {
 		kp_execute(p, regs, kcb);
 		return;
 	}
@@ -813,8 +821,8 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 	if (kp_run_detached(p, regs))
 		return;
 
-	pr_err("kprobe at %pS hit while reentering %pS, and it cannot run detached\n",
-	       p->addr, kprobe_running()->addr);
+	pr_err("kprobe at %pS hit %u levels deep in %pS, and it cannot run detached\n",
+	       p->addr, kcb->nr_outer + 1, kprobe_running()->addr);
 	dump_kprobe(p);
 	BUG();
 }

@@ -13,6 +13,7 @@
 #include <linux/irqflags.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/preempt.h>
 #include <linux/string.h>
 #include <asm/ibt.h>
 
@@ -257,14 +258,106 @@ static void pre_only_hit_is_boosted_post_handler_steps(struct kunit *test)
 }
 
 /*
- * A second level of reentry: a hit while the copy of a reentered probe
- * runs (from an NMI or a debug trap in real life).  The test puts this
- * CPU in that state (a current probe with status KPROBE_REENTER),
- * interrupts off as in a stepping slot, and runs the probed code: the
- * hit is counted as missed, no handler runs, the instruction completes
- * (emulated or boosted) and the interrupted probe's state is intact.
+ * Reentry state faked on this CPU: kpt_fake[0] in its handlers, each
+ * kpt_fake[i] reentered inside kpt_fake[i - 1] and running its copy.
+ * The probes are not registered: their step traps are never taken.
  */
-static void second_reentry_runs_detached(struct kunit *test)
+static struct kprobe kpt_fake[KPROBE_OUTER_DEPTH + 1];
+
+/*
+ * Make kpt_fake[@levels] the running probe, @levels deep.  The saved
+ * flags differ from level to level, so that a level given back in the
+ * wrong place shows.  Interrupts off, no probe running on this CPU.
+ */
+static void kpt_fake_reentry(struct kprobe_ctlblk *kcb, unsigned int levels)
+{
+	unsigned int i;
+
+	for (i = 0; i < levels; i++) {
+		kcb->outer[i].kp = &kpt_fake[i];
+		kcb->outer[i].status = i ? KPROBE_REENTER : KPROBE_HIT_ACTIVE;
+		kcb->outer[i].saved_flags = i & 1 ? 0 : X86_EFLAGS_IF;
+	}
+	kcb->nr_outer = levels;
+	kcb->kprobe_status = KPROBE_REENTER;
+	kcb->saved_flags = X86_EFLAGS_IF;
+	__this_cpu_write(current_kprobe, &kpt_fake[levels]);
+}
+
+/* The reentry state as seen before and after the probed code ran. */
+struct kpt_levels {
+	struct kprobe_ctlblk kcb;
+	struct kprobe *running;
+};
+
+static void kpt_save_levels(struct kpt_levels *l)
+{
+	l->kcb = *get_kprobe_ctlblk();
+	l->running = kprobe_running();
+}
+
+/* The levels in use must be given back exactly. */
+static void kpt_expect_levels(struct kunit *test, const struct kpt_levels *want,
+			      const struct kpt_levels *got)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_PTR_EQ(test, got->running, want->running);
+	KUNIT_EXPECT_EQ(test, got->kcb.kprobe_status, want->kcb.kprobe_status);
+	KUNIT_EXPECT_EQ(test, got->kcb.saved_flags, want->kcb.saved_flags);
+	KUNIT_ASSERT_EQ(test, got->kcb.nr_outer, want->kcb.nr_outer);
+	for (i = 0; i < want->kcb.nr_outer; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, got->kcb.outer[i].kp,
+					want->kcb.outer[i].kp, "level %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, got->kcb.outer[i].status,
+				    want->kcb.outer[i].status, "level %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, got->kcb.outer[i].saved_flags,
+				    want->kcb.outer[i].saved_flags, "level %u", i);
+	}
+}
+
+/*
+ * Run @fn(@x) for x in 0 .. @runs - 1 into @got[], on this CPU put
+ * @levels deep in a faked reentry, with interrupts off as in a stepping
+ * slot; record the state before and after.  Returns false, having run
+ * nothing, when a probe was already running on this CPU.
+ */
+static bool kpt_run_reentered(unsigned int levels, long (*fn)(long x),
+			      long *got, int runs, struct kpt_levels *before,
+			      struct kpt_levels *after, bool *irqs_off)
+{
+	struct kprobe_ctlblk *kcb, saved;
+	unsigned long flags;
+	bool ok = false;
+	int x;
+
+	local_irq_save(flags);
+	kcb = get_kprobe_ctlblk();
+	if (!kprobe_running()) {
+		saved = *kcb;
+		kpt_fake_reentry(kcb, levels);
+		kpt_save_levels(before);
+		for (x = 0; x < runs; x++)
+			got[x] = fn(x);
+		kpt_save_levels(after);
+		*irqs_off = irqs_disabled();
+		*kcb = saved;
+		__this_cpu_write(current_kprobe, NULL);
+		ok = true;
+	}
+	local_irq_restore(flags);
+	return ok;
+}
+
+/*
+ * A hit @levels deep in a reentry (a hit while the copy of a reentered
+ * probe runs: from an NMI, a debug trap or a machine check in real
+ * life), on every kind of instruction: counted as missed, no handler
+ * runs, the instruction completes and the interrupted levels are given
+ * back exactly.  Past the deepest level an instruction that must be
+ * stepped cannot run (kp_reenter()): skipped there.
+ */
+static void kpt_reentry_at(struct kunit *test, unsigned int levels)
 {
 	const struct kpt_point *pt = test->param_value;
 	struct kprobe kp = {
@@ -272,48 +365,120 @@ static void second_reentry_runs_detached(struct kunit *test)
 		.pre_handler = kpt_pre,
 		.post_handler = kpt_post,
 	};
-	struct kprobe reentered = { .addr = kpt_addr("kpt_loop") };
-	struct kprobe_ctlblk *kcb;
-	unsigned long flags, status_after;
-	struct kprobe *running_before, *running_after;
-	long x, got[KPT_RUNS] = {};
 	int hits = pt->odd_only ? KPT_RUNS / 2 : KPT_RUNS;
+	struct kpt_levels before, after;
+	long x, got[KPT_RUNS] = {};
+	bool irqs_off = false, ran;
 
 	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-	if (!pt->emulated && !kp.ainsn.boost) {
+	if (levels >= KPROBE_OUTER_DEPTH && !pt->emulated && !kp.ainsn.boost) {
 		unregister_kprobe(&kp);
-		kunit_skip(test, "no boost slot (preemptible kernel): must stop");
+		kunit_skip(test, "no boost slot: must be stepped, past the deepest level");
 	}
 	kpt_pre_hits = 0;
 	kpt_post_hits = 0;
-
-	local_irq_save(flags);
-	kcb = get_kprobe_ctlblk();
-	running_before = kprobe_running();
-	running_after = NULL;
-	status_after = 0;
-	if (!running_before) {
-		__this_cpu_write(current_kprobe, &reentered);
-		kcb->kprobe_status = KPROBE_REENTER;
-		for (x = 0; x < KPT_RUNS; x++)
-			got[x] = pt->run(x);
-		running_after = kprobe_running();
-		status_after = kcb->kprobe_status;
-		__this_cpu_write(current_kprobe, NULL);
-		kcb->kprobe_status = 0;
-	}
-	local_irq_restore(flags);
-
+	ran = kpt_run_reentered(levels, pt->run, got, KPT_RUNS, &before,
+				&after, &irqs_off);
 	unregister_kprobe(&kp);
-	KUNIT_ASSERT_NULL(test, running_before);
+
+	KUNIT_ASSERT_TRUE(test, ran);
 	for (x = 0; x < KPT_RUNS; x++)
 		KUNIT_EXPECT_EQ_MSG(test, got[x], pt->model(x), "x=%ld", x);
-	KUNIT_EXPECT_PTR_EQ(test, running_after, &reentered);
-	KUNIT_EXPECT_EQ(test, status_after, (unsigned long)KPROBE_REENTER);
+	KUNIT_EXPECT_TRUE(test, irqs_off);
+	kpt_expect_levels(test, &before, &after);
 	KUNIT_EXPECT_EQ(test, kp.nmissed, (unsigned long)hits);
 	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 0);
 	KUNIT_EXPECT_EQ(test, kpt_post_hits, 0);
+}
+
+/* One level already reentered: the hit is the second level. */
+static void second_level_reentry_completes(struct kunit *test)
+{
+	kpt_reentry_at(test, 1);
+}
+
+/* Every level in use: the hit runs detached, the levels untouched. */
+static void reentry_past_deepest_level_runs_detached(struct kunit *test)
+{
+	kpt_reentry_at(test, KPROBE_OUTER_DEPTH);
+}
+
+static long kpt_running_stepped_x(long x)
+{
+	return (long)kpt_running_stepped();
+}
+
+/* The probe the int3 handler runs for @kp's address: its site's. */
+static struct kprobe *kpt_site(struct kprobe *kp)
+{
+	struct kprobe *site;
+
+	preempt_disable();
+	site = get_kprobe(kp->addr);
+	preempt_enable();
+	return site;
+}
+
+/*
+ * A second level on an instruction that is never boosted (it has an
+ * exception table entry), on any kernel: its copy is stepped as a level
+ * of its own, so it sees its probe (its site's) as the running one, and
+ * its step trap gives the reentered probe back its status and saved
+ * flags.  The same one level below the deepest.
+ */
+static void reentry_steps_unboostable_instruction(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = kpt_addr("kpt_running_stepped_load"),
+		.pre_handler = kpt_pre,
+		.post_handler = kpt_post,
+	};
+	unsigned int levels[] = { 1, KPROBE_OUTER_DEPTH - 1 };
+	struct kpt_levels before, after;
+	struct kprobe *site;
+	long got[KPT_RUNS];
+	bool irqs_off;
+	unsigned int i;
+	int x;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_NOT_NULL(test, kp.ainsn.insn);
+	KUNIT_EXPECT_NULL(test, kp.ainsn.boost);
+	site = kpt_site(&kp);
+	KUNIT_EXPECT_NOT_NULL(test, site);
+	kpt_pre_hits = 0;
+	kpt_post_hits = 0;
+
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		irqs_off = false;
+		memset(got, 0, sizeof(got));
+		if (!kpt_run_reentered(levels[i], kpt_running_stepped_x, got,
+				       KPT_RUNS, &before, &after, &irqs_off)) {
+			KUNIT_FAIL(test, "a probe was running on this CPU");
+			break;
+		}
+		for (x = 0; x < KPT_RUNS; x++)
+			KUNIT_EXPECT_PTR_EQ_MSG(test, (struct kprobe *)got[x],
+						site, "%u levels, run %d",
+						levels[i], x);
+		KUNIT_EXPECT_TRUE(test, irqs_off);
+		kpt_expect_levels(test, &before, &after);
+	}
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_EQ(test, kp.nmissed, (unsigned long)(i * KPT_RUNS));
+	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 0);
+	KUNIT_EXPECT_EQ(test, kpt_post_hits, 0);
+	/* Outside any reentry it is stepped with its handlers. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	site = kpt_site(&kp);
+	KUNIT_EXPECT_NOT_NULL(test, site);
+	KUNIT_EXPECT_PTR_EQ(test, (struct kprobe *)kpt_running_stepped(), site);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 1);
+	KUNIT_EXPECT_EQ(test, kpt_post_hits, 1);
 }
 
 static void loop_is_emulated(struct kunit *test)
@@ -397,7 +562,10 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE_PARAM(post_handler_sees_next_instruction,
 			 kpt_point_gen_params),
 	KUNIT_CASE(post_handler_added_later_runs),
-	KUNIT_CASE_PARAM(second_reentry_runs_detached, kpt_point_gen_params),
+	KUNIT_CASE_PARAM(second_level_reentry_completes, kpt_point_gen_params),
+	KUNIT_CASE_PARAM(reentry_past_deepest_level_runs_detached,
+			 kpt_point_gen_params),
+	KUNIT_CASE(reentry_steps_unboostable_instruction),
 	KUNIT_CASE(pre_only_hit_is_boosted_post_handler_steps),
 	KUNIT_CASE(loop_is_emulated),
 	KUNIT_CASE(interrupt_flag_modifiers_are_emulated),

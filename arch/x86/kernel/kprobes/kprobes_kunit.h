@@ -9,6 +9,7 @@ long kpt_func(long x);
 long kpt_func2_caller(long x);
 long kpt_loop3(void);
 unsigned long kpt_running(void);
+unsigned long kpt_running_stepped(void);
 unsigned long kpt_flags(void);
 
 #endif /* __X86_KERNEL_KPROBES_KUNIT_H */

@@ -124,6 +124,20 @@ SYM_INNER_LABEL(kpt_running_load, SYM_L_GLOBAL)
 	RET
 SYM_FUNC_END(kpt_running)
 
+/*
+ * unsigned long kpt_running_stepped(void): as kpt_running(), but the
+ * load has an exception table entry, so kprobes always step it (a fault
+ * in a copy is fixed up at the original address, which only a stepped
+ * copy can give): the probe the copy runs in.
+ */
+SYM_FUNC_START(kpt_running_stepped)
+SYM_INNER_LABEL(kpt_running_stepped_load, SYM_L_GLOBAL)
+	movq	PER_CPU_VAR(current_kprobe), %rax
+	_ASM_EXTABLE(kpt_running_stepped_load, .Lkpt_stepped_out)
+.Lkpt_stepped_out:
+	RET
+SYM_FUNC_END(kpt_running_stepped)
+
 /* long kpt_loop3(void): counts three turns of a loop instruction. */
 SYM_FUNC_START(kpt_loop3)
 	xor	%eax, %eax
