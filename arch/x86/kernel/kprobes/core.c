@@ -398,8 +398,8 @@ static int kp_build_slots(struct kprobe *p, bool boost)
 	code[len] = INT3_INSN_OPCODE;
 	p->ainsn.insn = kp_fill_slot(slot, code, len + INT3_INSN_SIZE);
 
-	if (!boost || IS_ENABLED(CONFIG_PREEMPTION) ||
-	    len + JMP32_INSN_SIZE > MAX_INSN_SIZE)
+	/* Also on a preemptible kernel: see kp_may_boost(). */
+	if (!boost || len + JMP32_INSN_SIZE > MAX_INSN_SIZE)
 		return 0;
 
 	slot = get_insn_slot();
@@ -719,6 +719,27 @@ static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 }
 
 /*
+ * May the copy of @p run from its boost slot, which jumps back to the
+ * text by itself, for the context @regs?  A freed boost slot is reused
+ * after an RCU grace period (insn_slots.c), which covers a CPU in the
+ * slot only while that CPU cannot pass a quiescent state there.  Without
+ * CONFIG_PREEMPTION the copy and the jump cannot.  With it, the task may be
+ * preempted in the slot, and a tick there may report a quiescent state
+ * (preemptible RCU), unless the trapped context has interrupts off: then
+ * nothing but an NMI, #DB or #MC, which return to it, comes between the
+ * int3's return and the jump back.  That covers the hits nested in a
+ * handler of the int3 path or in an NMI, and probes in irqs-off code.
+ * Reusing slots only after an RCU Tasks grace period would cover every
+ * hit; that is not done, so the other hits step.
+ */
+static nokprobe_inline bool kp_may_boost(struct kprobe *p,
+					 struct pt_regs *regs)
+{
+	return p->ainsn.boost && (!IS_ENABLED(CONFIG_PREEMPTION) ||
+				  !(regs->flags & X86_EFLAGS_IF));
+}
+
+/*
  * Execute the instruction of @p, the current probe, whose handlers (if
  * any) have run.  kcb->kprobe_status is KPROBE_HIT_ACTIVE, or
  * KPROBE_REENTER when no handler runs.
@@ -743,7 +764,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	}
 
 	/* Nothing to do after the instruction: jump back from the slot. */
-	if (p->ainsn.boost && (reenter || !p->post_handler)) {
+	if (kp_may_boost(p, regs) && (reenter || !p->post_handler)) {
 		regs->ip = (unsigned long)p->ainsn.boost;
 		kprobe_leave(kcb);
 		return;
@@ -765,8 +786,9 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
  * emulate it on @regs, or resume at its boost slot or at the detour of
  * its optimized form, both of which jump back to the text by
  * themselves.  Returns false when the instruction can only be stepped
- * (no boost slot: preemptible kernel, an exception table entry, too
- * long for the jump back, or an instruction that must trap back).
+ * (no boost slot: an exception table entry, too long for the jump back,
+ * or an instruction that must trap back; or a boost slot that a
+ * preemptible context may not use, see kp_may_boost()).
  */
 static nokprobe_inline bool kp_run_detached(struct kprobe *p,
 					    struct pt_regs *regs)
@@ -777,7 +799,7 @@ static nokprobe_inline bool kp_run_detached(struct kprobe *p,
 		kp_emulate(p, regs);
 		return true;
 	}
-	if (p->ainsn.boost) {
+	if (kp_may_boost(p, regs)) {
 		regs->ip = (unsigned long)p->ainsn.boost;
 		return true;
 	}

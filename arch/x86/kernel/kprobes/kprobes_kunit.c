@@ -152,8 +152,7 @@ static void kpt_run_point(struct kunit *test, const struct kpt_point *pt,
 		KUNIT_EXPECT_NULL(test, kp->ainsn.boost);
 	} else {
 		KUNIT_EXPECT_NOT_NULL(test, kp->ainsn.insn);
-		if (!IS_ENABLED(CONFIG_PREEMPTION))
-			KUNIT_EXPECT_NOT_NULL(test, kp->ainsn.boost);
+		KUNIT_EXPECT_NOT_NULL(test, kp->ainsn.boost);
 	}
 	unregister_kprobe(kp);
 
@@ -255,6 +254,39 @@ static void pre_only_hit_is_boosted_post_handler_steps(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpt_running(), 0UL);
 	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 3);
 	KUNIT_EXPECT_EQ(test, kpt_post_hits, 1);
+}
+
+/*
+ * With interrupts off the trapped context cannot be preempted in a boost
+ * slot, so a pre_handler-only hit there is boosted on a preemptible
+ * kernel too; with interrupts on only without CONFIG_PREEMPTION.  Seen,
+ * as above, by the copy reading current_kprobe, with the optimizer off.
+ */
+static void irqs_off_hit_is_boosted(struct kunit *test)
+{
+	struct kprobe kp = { .addr = kpt_addr("kpt_running_load"),
+			     .pre_handler = kpt_pre };
+	unsigned long flags, off = ~0UL, on = ~0UL;
+	int opt, ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	kpt_pre_hits = 0;
+	opt = kpt_set_optimization(0);
+	ret = register_kprobe(&kp);
+	if (!ret) {
+		local_irq_save(flags);
+		off = kpt_running();
+		local_irq_restore(flags);
+		on = kpt_running();
+		unregister_kprobe(&kp);
+	}
+	if (opt >= 0)
+		kpt_set_optimization(opt);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_NOT_NULL(test, kp.ainsn.boost);
+	KUNIT_EXPECT_EQ(test, off, 0UL);
+	KUNIT_EXPECT_EQ(test, on != 0, IS_ENABLED(CONFIG_PREEMPTION));
+	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 2);
 }
 
 /*
@@ -567,6 +599,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 			 kpt_point_gen_params),
 	KUNIT_CASE(reentry_steps_unboostable_instruction),
 	KUNIT_CASE(pre_only_hit_is_boosted_post_handler_steps),
+	KUNIT_CASE(irqs_off_hit_is_boosted),
 	KUNIT_CASE(loop_is_emulated),
 	KUNIT_CASE(interrupt_flag_modifiers_are_emulated),
 	KUNIT_CASE(mid_instruction_is_refused),
