@@ -17,6 +17,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
+#include <linux/rcupdate.h>
 
 extern struct mutex kprobe_mutex;
 extern bool kprobes_all_disarmed;
@@ -159,6 +160,7 @@ static inline void kprobe_opt_init(void) { }
 /* register.c */
 struct kprobe_unreg {
 	struct list_head doomed;	/* sites to free after a grace period */
+	struct rcu_gp_oldstate gp;	/* when the last user went out of reach */
 };
 
 int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,

@@ -205,8 +205,9 @@ EXPORT_SYMBOL_GPL(register_kretprobe);
  * @num: number of probes
  *
  * Contract: when this returns, neither the entry nor the return
- * handler of any of @rps is running or will run again, with one grace
- * period for the batch.  Functions still in flight return normally.
+ * handler of any of @rps is running or will run again, with one wait
+ * for the batch, as unregister_kprobes().  Functions still in flight
+ * return normally.
  * Context: process, may sleep.
  */
 void unregister_kretprobes(struct kretprobe **rps, int num)
@@ -229,7 +230,8 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 	 * handler that started before the disarm may still be running on
 	 * another CPU and read rp->rh (an ftrace-based hit runs with
 	 * interrupts on, and a site shared with another probe stays armed),
-	 * so the rethook stays in place until the grace period is over.
+	 * so the rethook stays in place until kprobes_unregister_finish()
+	 * has waited for it.
 	 */
 	for (i = 0; i < num; i++) {
 		if (rps[i]->rh)

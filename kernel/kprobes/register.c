@@ -15,8 +15,10 @@
  *
  * A failure in 2 or 3 detaches what was attached and waits one grace
  * period before returning.  Unregistering a batch detaches and disarms
- * everything under the mutex, then waits for one grace period for the
- * whole batch before the probes are handed back.
+ * everything under the mutex, then waits until no handler can still be
+ * running (see kprobes_unregister_finish()) before the probes are handed
+ * back; the sites they leave behind are freed later, off the caller's
+ * path.
  */
 #include <linux/bug.h>
 #include <linux/cpu.h>
@@ -27,7 +29,9 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/spinlock.h>
 #include <linux/static_call.h>
+#include <linux/workqueue.h>
 #include "internal.h"
 
 /* Guards the registry, sites, users, their flags and the optimizer queues. */
@@ -449,6 +453,40 @@ void kprobe_sites_free_doomed(struct list_head *doomed)
 	}
 }
 
+/*
+ * Sites doomed by unregistration wait here for kprobe_free_work, so that
+ * an unregistering caller does not also wait for what only their memory
+ * needs: RCU tasks for a detour buffer, a grace period for slot reuse.
+ */
+static LIST_HEAD(kprobe_free_list);
+static DEFINE_SPINLOCK(kprobe_free_lock);
+
+static void kprobe_free_fn(struct work_struct *work)
+{
+	LIST_HEAD(doomed);
+
+	spin_lock(&kprobe_free_lock);
+	list_splice_init(&kprobe_free_list, &doomed);
+	spin_unlock(&kprobe_free_lock);
+	kprobe_sites_free_doomed(&doomed);
+}
+
+static DECLARE_WORK(kprobe_free_work, kprobe_free_fn);
+
+/*
+ * Hand doomed sites to kprobe_free_work.
+ * Context: process; no handler can reach the sites any more.
+ */
+static void kprobe_sites_free_later(struct list_head *doomed)
+{
+	if (list_empty(doomed))
+		return;
+	spin_lock(&kprobe_free_lock);
+	list_splice_tail_init(doomed, &kprobe_free_list);
+	spin_unlock(&kprobe_free_lock);
+	schedule_work(&kprobe_free_work);
+}
+
 static int cmp_ptr(const void *a, const void *b)
 {
 	unsigned long x = *(const unsigned long *)a;
@@ -699,18 +737,40 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 		doom_unused(sites, n, &u->doomed);
 	}
 	mutex_unlock(&kprobe_mutex);
+	/* From here on no new hit can reach a handler of @kps. */
+	get_state_synchronize_rcu_full(&u->gp);
 	if (sites != &one_site)
 		kvfree(sites);
 }
 
 /**
- * kprobes_unregister_finish() - wait out running handlers, free sites
+ * kprobes_unregister_finish() - wait out running handlers
  * @kps: the probes passed to kprobes_unregister_begin()
  * @num: how many
  * @u: its state
  *
- * One grace period for the whole batch; after it no handler of @kps is
- * running or will run, and the probes can be freed or registered again.
+ * Every way into a handler (the breakpoint and single-step traps, the
+ * ftrace callback, the detour buffer's callback, the return trampoline)
+ * finds its probe with interrupts or preemption disabled, and stays so
+ * until the handler returns: each hit is an RCU read-side critical
+ * section.  kprobes_unregister_begin() took the probes out of every
+ * lookup and noted the grace-period state; one full grace period after
+ * that note, no hit that could see them is still running.
+ *
+ * That grace period is not always waited for here: if one has already
+ * passed (a concurrent caller's, or one that ran while the text was being
+ * restored), this returns at once, so callers that unregister at the
+ * same time share their waits.  Otherwise the wait is expedited, which
+ * costs an IPI to each non-idle CPU instead of a normal grace period's
+ * few milliseconds: one-at-a-time teardown is the common case (tracefs,
+ * perf and BPF all detach probe by probe), and without it a tool with a
+ * thousand probes waits seconds to exit.  Booting with
+ * rcupdate.rcu_normal=1 makes the wait a normal grace period, for
+ * systems where an IPI costs more than the wait.
+ *
+ * After this no handler of @kps is running or will run, and the probes
+ * can be freed or registered again.  The sites they leave are freed
+ * later, by a work item.
  * Context: process, may sleep.
  */
 void kprobes_unregister_finish(struct kprobe **kps, unsigned int num,
@@ -718,8 +778,8 @@ void kprobes_unregister_finish(struct kprobe **kps, unsigned int num,
 {
 	unsigned int i;
 
-	synchronize_rcu();
-	kprobe_sites_free_doomed(&u->doomed);
+	cond_synchronize_rcu_expedited_full(&u->gp);
+	kprobe_sites_free_later(&u->doomed);
 	for (i = 0; i < num; i++)
 		INIT_LIST_HEAD(&kps[i]->list);
 }
@@ -789,7 +849,12 @@ EXPORT_SYMBOL_GPL(register_kprobes);
  *
  * Contract: when this returns, no handler of @p is running on any CPU
  * and none will run again; @p may be freed or registered again.
- * Context: process, may sleep (waits for an RCU grace period).
+ *
+ * The wait is for the hits that could still see @p: an RCU grace period
+ * from the moment @p went out of reach, expedited unless one has passed
+ * already (see kprobes_unregister_finish()), so removing probes one by
+ * one costs an IPI round each rather than a normal grace period each.
+ * Context: process, may sleep.
  */
 void unregister_kprobe(struct kprobe *p)
 {
@@ -803,7 +868,7 @@ EXPORT_SYMBOL_GPL(unregister_kprobe);
  * @num: number of probes
  *
  * Same contract as unregister_kprobe() for every probe of @kps, with a
- * single grace period and a single text synchronisation for the batch.
+ * single wait and a single text synchronisation for the batch.
  * Context: process, may sleep.
  */
 void unregister_kprobes(struct kprobe **kps, int num)
