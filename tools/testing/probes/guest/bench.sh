@@ -12,7 +12,7 @@
 #   probes.bench_max=K   largest probe count of the scaling steps: 1, 100,
 #                        1000 or 10000 (default)
 #   probes.bench_each=K  largest count for one-by-one (un)registration,
-#                        which pays an RCU grace period per probe (1000)
+#                        (1000; the base waits a grace period per probe)
 . /opt/probes/lib.sh
 
 OUT=/results/bench.jsonl
