@@ -6,6 +6,7 @@
 #   make run       build, boot, and show probes at work
 #   make check     build, boot, run every probe test suite; ends with
 #                  "N passed, N failed, N skipped"
+#   make check-loop N=10  make check N times in a row, with the tally
 #   make patches   write the series into build/patches/
 #   make patches-check  apply it to a fresh base, build and checkpatch each patch
 #   make shell     boot to a shell in the guest
@@ -101,6 +102,15 @@ check: initramfs
 shell: initramfs
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz shell \
 		$(LOGS)/$(VARIANT)-shell.log $(RESULTS)/$(VARIANT)-shell 86400
+
+# make check-loop N=10: make check N times in a row on this tree, with the
+# tally in build/results/check-loop/tally.txt (DEBUG= is not supported:
+# the loop runs the normal kernel).
+N		?= 10
+.PHONY: check-loop
+check-loop: initramfs
+	@$(HARNESS)/check-loop.sh $(N) ARCH=$(ARCH) $(if $(SMP),SMP=$(SMP)) \
+		$(if $(FTRACE),FTRACE="$(FTRACE)") $(if $(CMDLINE),CMDLINE="$(CMDLINE)")
 
 # make bench: probe costs, ours against the base tree built with the same
 # config, in QEMU, A/B boots (see tools/testing/probes/BENCH.md).
