@@ -484,7 +484,8 @@ static void kprobe_sites_free_later(struct list_head *doomed)
 	spin_lock(&kprobe_free_lock);
 	list_splice_tail_init(doomed, &kprobe_free_list);
 	spin_unlock(&kprobe_free_lock);
-	schedule_work(&kprobe_free_work);
+	/* It may wait for RCU tasks: seconds on a busy system. */
+	queue_work(system_long_wq, &kprobe_free_work);
 }
 
 static int cmp_ptr(const void *a, const void *b)
