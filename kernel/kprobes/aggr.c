@@ -221,7 +221,9 @@ struct kprobe_site *kprobe_site_alloc(unsigned long addr)
 
 /*
  * Release a site that is out of the table, unarmed, and that no reader
- * can reach any more (a grace period has passed).  May sleep.
+ * can reach any more (a grace period has passed).  May sleep; called
+ * without kprobe_mutex, from kprobe_free_work or the caller that doomed
+ * the site.
  */
 void kprobe_site_free(struct kprobe_site *s)
 {

@@ -281,8 +281,9 @@ void arch_disarm_kprobes_batch(struct kprobe **ps, unsigned int n)
  * arch_remove_kprobe() - release the slots of @p
  * @p: a disarmed probe
  *
- * Process context, kprobe_mutex held.  The boost slot is freed "dirty":
- * a CPU may have left the BRK handler for it and still be running it.
+ * Process context, a grace period after the site went out of every
+ * lookup; no lock held.  The boost slot is freed "dirty": a CPU may have
+ * left the BRK handler for it and still be running it.
  */
 void arch_remove_kprobe(struct kprobe *p)
 {

@@ -538,8 +538,9 @@ void arch_disarm_kprobe(struct kprobe *p)
  * arch_remove_kprobe - release the slots of @p
  * @p: a disarmed probe
  *
- * Process context, kprobe_mutex held.  The boost slot is freed "dirty": a
- * CPU may have left the int3 handler for it and still be running it.
+ * Process context, a grace period after the site went out of every
+ * lookup; no lock held.  The boost slot is freed "dirty": a CPU may have
+ * left the int3 handler for it and still be running it.
  */
 void arch_remove_kprobe(struct kprobe *p)
 {
