@@ -34,6 +34,8 @@ for i in $(seq 1 "$n"); do
 	for a in "$@"; do case $a in ARCH=*) arch=${a#ARCH=} ;; esac; done
 	cp -f "build/results/$arch.tap" "$dir/$i.tap" 2>/dev/null
 	cp -f "build/logs/$arch-check.log" "$dir/$i.log" 2>/dev/null
+	rm -f "$dir/$i.vcpus"
+	cp -f "build/logs/$arch-check.log.vcpus" "$dir/$i.vcpus" 2>/dev/null
 	verdict=FAIL
 	if [[ $counts =~ ^[0-9]+\ passed,\ 0\ failed ]] &&
 	   [[ $harness =~ ^harness:\ [0-9]+\ ok,\ 0\ failed ]]; then

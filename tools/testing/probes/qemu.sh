@@ -11,7 +11,8 @@
 # TCG.  QEMU_EXTRA adds QEMU arguments (make check-clients: the root
 # image as a read-only virtio disk, the kernel build as a 9p share).
 # Exit status: 0 when the guest powered off by itself, 124 on
-# time-out, else QEMU's status.
+# time-out (with LOG.vcpus: what each vCPU was doing, see on_timeout),
+# else QEMU's status.
 set -uo pipefail
 
 arch=$1 kernel=$2 initrd=$3 mode=$4 log=$5 results=$6 tmo=$7
@@ -108,15 +109,64 @@ qemu+=(-smp "$smp,sockets=$smp,cores=1,threads=1" -m 2G -nographic -no-reboot
 # shellcheck disable=SC2206 # QEMU_EXTRA is a list of words
 [ -n "${QEMU_EXTRA:-}" ] && qemu+=($QEMU_EXTRA)
 
+# A guest that runs past its time-out in a test mode is not just killed:
+# vcpu-dump.sh first reads every vCPU's registers and stack through
+# QEMU's gdb stub into LOG.vcpus, then the guest gets HANG_GRACE more
+# seconds (default 60) to show whether it moves on by itself once the
+# stub has stopped and resumed it (RELIABILITY.md, finding 18).
+on_timeout() {
+	local qpid=$1 size
+	touch "$sock_dir/timed-out"
+	echo "  QEMU     timed out after ${tmo}s; vCPU state in ${log#$PWD/}.vcpus" >&2
+	{
+		echo "# $(date -u '+%F %T') UTC, ${tmo}s after boot: every vCPU"
+		"$here/vcpu-dump.sh" "$arch" "$sock_dir/gdb" "$vmlinux"
+	} > "$log.vcpus" 2>&1
+	size=$(stat -c %s "$log")
+	sleep "${HANG_GRACE:-60}"
+	if [ "$(stat -c %s "$log")" != "$size" ]; then
+		echo "# after the dump the guest printed $(( $(stat -c %s "$log") - size )) more bytes of console" >> "$log.vcpus"
+	else
+		echo "# after the dump the guest printed nothing more" >> "$log.vcpus"
+	fi
+	kill -TERM "$qpid" 2>/dev/null
+	sleep 5
+	kill -KILL "$qpid" 2>/dev/null
+}
+
 t0=$SECONDS
 if [ "${VERBOSE:-0}" = 1 ] || [ "$mode" = run ] || [ "$mode" = shell ]; then
 	timeout --foreground -k 5 "$tmo" "${qemu[@]}" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
 else
-	timeout -k 5 "$tmo" "${qemu[@]}" > "$log" 2>&1 < /dev/null
+	here=$(dirname "$(readlink -f "$0")")
+	vmlinux=${VMLINUX:-$(dirname "$kernel")/vmlinux}
+	sock_dir=$(mktemp -d /tmp/probes-qemu.XXXXXX)
+	trap 'rm -rf "$sock_dir"' EXIT
+	rm -f "$log.vcpus"
+	qemu+=(-chardev "socket,id=gdbstub,path=$sock_dir/gdb,server=on,wait=off"
+	       -gdb chardev:gdbstub)
+	"${qemu[@]}" > "$log" 2>&1 < /dev/null &
+	qpid=$!
+	(
+		deadline=$((SECONDS + tmo))
+		while kill -0 "$qpid" 2>/dev/null; do
+			if [ $SECONDS -ge $deadline ]; then
+				on_timeout "$qpid"
+				break
+			fi
+			sleep 2
+		done
+	) &
+	wpid=$!
+	wait "$qpid"
 	rc=$?
+	kill "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	[ -e "$sock_dir/timed-out" ] && rc=124
 fi
-[ $rc = 124 ] && echo "  QEMU     timed out after ${tmo}s" >&2
+[ $rc = 124 ] && [ ! -e "${sock_dir:-/nonexistent}/timed-out" ] &&
+	echo "  QEMU     timed out after ${tmo}s" >&2
 # Wall time, to compare TCG threading and vCPU counts.
 echo "  QEMU     $mode: $((SECONDS - t0))s wall, exit $rc"
 exit $rc

@@ -269,6 +269,16 @@ else
 	emit fail "guest:$mode-completed" "guest did not finish (crash, hang or time-out; see ${log#$PWD/})"
 	# Where it stopped, for whoever only sees this output (CI).
 	tail -n "${CONSOLE_LINES:-25}" "$log" | tr -d '\r' | cut -c1-160 | sed 's/^/  CONSOLE  /'
+	# A time-out: what each vCPU was doing (qemu.sh, vcpu-dump.sh), the
+	# PC and the newest kernel text on its stack.
+	if [ -s "$log.vcpus" ]; then
+		awk '/^=== vCPU/ { n = 0; print; next }
+		     /^(rip|pc) / { print "  " $1 " " $NF; next }
+		     /^    \[sp/ && n++ < 12 { print }
+		     /^# after the dump/ { print }' "$log.vcpus" |
+			cut -c1-160 | sed 's/^/  VCPU     /'
+		echo "  VCPU     (all of it: ${log#$PWD/}.vcpus)"
+	fi
 fi
 
 # The concurrency tests need a second CPU: the guest must have come up
