@@ -31,6 +31,7 @@
 #include <linux/rcupdate.h>
 #include <linux/mutex.h>
 #include <linux/ftrace.h>
+#include <linux/jump_label.h>
 #include <linux/objpool.h>
 #include <linux/rethook.h>
 #include <asm/kprobes.h>
@@ -62,8 +63,13 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
 
 /**
  * struct kprobe - one breakpoint probe
- * @hlist: not used by the core; kept so that users which reset it after
- *	unregistering (and test it with hlist_unhashed()) keep working.
+ * @hlist: not used by the core in a caller's probe; kept so that users
+ *	which reset it after unregistering (and test it with
+ *	hlist_unhashed()) keep working.
+ * @solo: core-private, set only in a probe site (what get_kprobe()
+ *	returns, never a caller's probe): the site's one enabled user when
+ *	it has exactly one and that user has a pre_handler, else NULL.
+ *	kprobe_run_pre_handlers() calls it directly.
  * @list: while registered, links the probe into the users of the probe
  *	site at @addr; empty once unregistered.
  * @nmissed: hits that could not run the handlers (recursion).
@@ -81,7 +87,10 @@ typedef int (*kretprobe_handler_t)(struct kretprobe_instance *,
  *	before registering.  Owned by the core (under kprobe_mutex) after.
  */
 struct kprobe {
-	struct hlist_node hlist;
+	union {
+		struct hlist_node hlist;
+		struct kprobe *solo;
+	};
 	struct list_head list;
 	unsigned long nmissed;
 	kprobe_opcode_t *addr;
@@ -451,6 +460,10 @@ struct kprobe *get_kprobe(void *addr);
 int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
 #ifdef CONFIG_KPROBES_RACE_WINDOW
 void kprobes_set_race_window(unsigned int us);
+DECLARE_STATIC_KEY_FALSE(kprobe_race_key);
+#define kprobe_race_window_open()	static_branch_unlikely(&kprobe_race_key)
+#else
+#define kprobe_race_window_open()	false
 #endif
 
 /**
@@ -458,15 +471,22 @@ void kprobes_set_race_window(unsigned int us);
  * @p: what get_kprobe() returned for the hit address
  * @regs: registers as the breakpoint saved them
  *
- * The arch hit paths call this rather than @p->pre_handler: the site's
- * handler is always the core's fan-out, and a direct call to it is
- * cheaper than an indirect one.
- * Return: non-zero if a handler changed regs->ip (skip the instruction).
- * Context: int3 or ftrace callback, preemption disabled.
+ * The arch hit paths call this rather than @p->pre_handler.  A site
+ * with one enabled user (the common case) calls that user's handler
+ * from here, with no call into the core in between; otherwise
+ * kprobe_site_pre_handler() walks the users.  So does a hit while the
+ * race-hunting delay is on (kprobes_set_race_window()), which it adds.
+ * Return: non-zero if a handler changed the PC (skip the instruction).
+ * Context: breakpoint or ftrace callback, preemption disabled (an
+ * RCU-sched reader of the site).
  */
 static __always_inline int kprobe_run_pre_handlers(struct kprobe *p,
 						   struct pt_regs *regs)
 {
+	struct kprobe *u = READ_ONCE(p->solo);
+
+	if (likely(u) && !kprobe_race_window_open())
+		return u->pre_handler(u, regs);
 	return kprobe_site_pre_handler(p, regs);
 }
 

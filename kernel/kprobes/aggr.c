@@ -14,7 +14,7 @@
 #include "internal.h"
 
 #ifdef CONFIG_KPROBES_RACE_WINDOW
-static DEFINE_STATIC_KEY_FALSE(kprobe_race_key);
+DEFINE_STATIC_KEY_FALSE(kprobe_race_key);
 static unsigned int kprobe_race_us;
 static DEFINE_MUTEX(kprobe_race_lock);
 
@@ -50,7 +50,7 @@ NOKPROBE_SYMBOL(kprobe_race_wait);
 /* Between choosing a user and calling it; a no-op jump unless set. */
 static __always_inline void kprobe_race_window(void)
 {
-	if (static_branch_unlikely(&kprobe_race_key))
+	if (kprobe_race_window_open())
 		kprobe_race_wait();
 }
 #else
@@ -79,15 +79,17 @@ static noinline int site_run_users(struct kprobe_site *s, struct pt_regs *regs)
 NOKPROBE_SYMBOL(site_run_users);
 
 /*
- * The site's pre_handler: its one live user's directly (the common
- * case), else every user's in turn.
+ * The site's pre_handler: its one live user's directly, else every
+ * user's in turn.  The arch hit paths come here through
+ * kprobe_run_pre_handlers(), which calls a lone user itself unless the
+ * race window is open; so this mostly runs for shared sites.
  * Context: int3 or ftrace callback, preemption (and, for int3,
  * interrupts) disabled; RCU-sched reader of the user list.
  */
 int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_site *s = to_site(p);
-	struct kprobe *u = READ_ONCE(s->solo);
+	struct kprobe *u = READ_ONCE(site_kp(s)->solo);
 
 	if (likely(u)) {
 		kprobe_race_window();
@@ -124,7 +126,7 @@ NOKPROBE_SYMBOL(kprobe_site_post_handler);
 void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct kprobe_site *s = to_site(p);
-	struct kprobe *u = READ_ONCE(s->solo);
+	struct kprobe *u = READ_ONCE(site_kp(s)->solo);
 
 	if (likely(u)) {
 		kprobe_race_window();
@@ -211,7 +213,7 @@ struct kprobe_site *kprobe_site_alloc(unsigned long addr)
 	kp->pre_handler = kprobe_site_pre_handler;
 	kp->flags = KPROBE_FLAG_DISABLED;
 	INIT_LIST_HEAD(&kp->list);
-	INIT_HLIST_NODE(&kp->hlist);
+	kp->solo = NULL;
 	INIT_LIST_HEAD(&s->users);
 #ifdef CONFIG_OPTPROBES
 	INIT_LIST_HEAD(&s->op.list);
@@ -257,7 +259,7 @@ void kprobe_site_update_post(struct kprobe_site *s)
  * @s: the site, after a user joined, left, or was enabled, disabled or
  *	marked gone
  *
- * A hit reads @s->solo once and calls it, so a user that has just been
+ * A hit reads the site's ->solo once and calls it, so a user that has just been
  * disabled may see one more call from a hit that started before this
  * update, exactly as a walk of the list that read its flags first would.
  * Unregistration waits for such hits before it returns.
@@ -276,7 +278,7 @@ void kprobe_site_update_solo(struct kprobe_site *s)
 			}
 		}
 	}
-	WRITE_ONCE(s->solo, solo);
+	WRITE_ONCE(site_kp(s)->solo, solo);
 }
 
 /*

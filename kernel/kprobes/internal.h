@@ -38,8 +38,6 @@ enum kprobe_opt_state {
  *	in registration order; walked under RCU by the handlers
  * @nr_users: entries on @users
  * @nr_live: users that are neither disabled nor gone
- * @solo: the one live user, when there is exactly one and it has a
- *	pre_handler: the hit path calls it without walking @users
  * @armed: the breakpoint or ftrace hook (or a jump) is in place
  * @opt_state: enum kprobe_opt_state
  * @opt_used: int3 hits may have run in the detour buffer since the
@@ -55,7 +53,6 @@ struct kprobe_site {
 	struct list_head users;
 	unsigned int nr_users;
 	unsigned int nr_live;
-	struct kprobe *solo;
 	bool armed;
 	u8 opt_state;
 	bool opt_used;

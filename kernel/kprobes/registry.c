@@ -48,7 +48,19 @@ struct kprobe_table {
 	struct kprobe_site *slot[];
 };
 
-static struct kprobe_table __rcu *kprobe_table;
+/*
+ * The table until the first site comes: two empty slots (the top bit of
+ * the hash picks one), so that a lookup needs no test for "no table".
+ * Never written to, never freed.
+ */
+static struct kprobe_table kprobe_table_none = {
+	.shift = BITS_PER_LONG - 1,
+	.mask = 1,
+	.slot = { NULL, NULL },
+};
+
+static struct kprobe_table __rcu *kprobe_table =
+	RCU_INITIALIZER(&kprobe_table_none);
 
 static inline unsigned int table_size(struct kprobe_table *t)
 {
@@ -113,8 +125,6 @@ struct kprobe *get_kprobe(void *addr)
 	t = rcu_dereference_check(kprobe_table,
 				  rcu_read_lock_sched_held() ||
 				  lockdep_is_held(&kprobe_mutex));
-	if (unlikely(!t))
-		return NULL;
 	s = READ_ONCE(t->slot[table_hash(t, (unsigned long)addr)]);
 	if (likely(s && site_kp(s)->addr == addr))
 		return site_kp(s);
@@ -155,14 +165,12 @@ static int table_rebuild(unsigned int want)
 		return -ENOMEM;
 	t->shift = BITS_PER_LONG - bits;
 	t->mask = (1U << bits) - 1;
-	if (old) {
-		for (i = 0; i < table_size(old); i++) {
-			if (old->slot[i] && old->slot[i] != KPROBE_SLOT_DEAD)
-				table_place(t, old->slot[i]);
-		}
+	for (i = 0; i < table_size(old); i++) {
+		if (old->slot[i] && old->slot[i] != KPROBE_SLOT_DEAD)
+			table_place(t, old->slot[i]);
 	}
 	rcu_assign_pointer(kprobe_table, t);
-	if (old)
+	if (old != &kprobe_table_none)
 		kvfree_rcu(old, rcu);
 	return 0;
 }
@@ -175,12 +183,12 @@ static int table_rebuild(unsigned int want)
 int kprobe_site_reserve(unsigned int more)
 {
 	struct kprobe_table *t = table_locked();
-	unsigned int live = t ? t->live : 0;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (t && 4 * (t->live + t->dead + more) <= 3 * table_size(t))
+	if (t != &kprobe_table_none &&
+	    4 * (t->live + t->dead + more) <= 3 * table_size(t))
 		return 0;
-	return table_rebuild(live + more);
+	return table_rebuild(t->live + more);
 }
 
 /*
@@ -196,7 +204,8 @@ int kprobe_site_insert(struct kprobe_site *s)
 	if (ret) {
 		/* No memory to grow: go on while one empty slot remains. */
 		t = table_locked();
-		if (!t || t->live + t->dead + 2 > table_size(t))
+		if (t == &kprobe_table_none ||
+		    t->live + t->dead + 2 > table_size(t))
 			return ret;
 	}
 	table_place(table_locked(), s);
@@ -214,8 +223,6 @@ void kprobe_site_remove(struct kprobe_site *s)
 	unsigned int i, n;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (WARN_ON_ONCE(!t))
-		return;
 	i = table_hash(t, site_addr(s));
 	for (n = 0; n <= t->mask; n++, i = (i + 1) & t->mask) {
 		if (t->slot[i] == s) {
@@ -240,7 +247,7 @@ struct kprobe_site *kprobe_site_at(unsigned int *pos)
 	struct kprobe_site *s;
 
 	lockdep_assert_held(&kprobe_mutex);
-	for (; t && *pos < table_size(t); (*pos)++) {
+	for (; *pos < table_size(t); (*pos)++) {
 		s = t->slot[*pos];
 		if (s && s != KPROBE_SLOT_DEAD) {
 			(*pos)++;
@@ -264,7 +271,7 @@ struct kprobe_site **kprobe_site_collect(unsigned int *nr)
 
 	lockdep_assert_held(&kprobe_mutex);
 	*nr = 0;
-	if (!t || !t->live)
+	if (!t->live)
 		return NULL;
 	v = kvmalloc_array(t->live, sizeof(*v), GFP_KERNEL);
 	if (!v)

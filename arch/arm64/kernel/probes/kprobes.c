@@ -477,7 +477,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 
 	/* A pre_handler that returns non-zero has set regs->pc itself. */
-	if (p->pre_handler && p->pre_handler(p, regs)) {
+	if (kprobe_run_pre_handlers(p, regs)) {
 		reset_current_kprobe();
 		return DBG_HOOK_HANDLED;
 	}
