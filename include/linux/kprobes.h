@@ -293,17 +293,15 @@ extern struct kretprobe_blackpoint kretprobe_blacklist[];
 
 /*
  * Architecture hooks.  arch_prepare_kprobe() copies the instruction at
- * p->addr (text_mutex held); arch_arm_kprobe() and arch_disarm_kprobe()
- * patch one probe (text_mutex and cpus_read_lock held).
- * arch_arm_kprobes_batch() and arch_disarm_kprobes_batch() do the same
- * for an array with one synchronisation; the generic fallback loops.
- * A prepared probe must serve both cases at every hit: p->post_handler
+ * p->addr (text_mutex held).  arch_arm_kprobes_batch() and
+ * arch_disarm_kprobes_batch() patch the breakpoints of an array of
+ * probes, sorted by address, with one synchronisation of the other CPUs
+ * (text_mutex and cpus_read_lock held); a single probe is a batch of
+ * one.  A prepared probe must serve both cases at every hit: p->post_handler
  * may be set or cleared while it is armed, and the arch then steps the
  * instruction (post handler runs) or boosts it, reading it per hit.
  */
 int arch_prepare_kprobe(struct kprobe *p);
-void arch_arm_kprobe(struct kprobe *p);
-void arch_disarm_kprobe(struct kprobe *p);
 void arch_arm_kprobes_batch(struct kprobe **ps, unsigned int n);
 void arch_disarm_kprobes_batch(struct kprobe **ps, unsigned int n);
 int arch_init_kprobes(void);
@@ -415,8 +413,6 @@ int proc_kprobes_optimization_handler(const struct ctl_table *table,
 				      int write, void *buffer, size_t *len,
 				      loff_t *ppos);
 #endif
-bool optprobe_queued_unopt(struct optimized_kprobe *op);
-bool kprobe_disarmed(struct kprobe *p);
 #else
 static inline void wait_for_kprobe_optimizer(void) { }
 #endif /* CONFIG_OPTPROBES */

@@ -16,38 +16,6 @@
 /* Set by the debugfs "enabled" switch; changed under kprobe_mutex. */
 bool kprobes_all_disarmed;
 
-/**
- * arch_arm_kprobes_batch() - put breakpoints at several sites
- * @ps: the probes, sorted by address
- * @n: how many
- *
- * Generic fallback: one arch_arm_kprobe() (and one sync) per probe.
- * Context: text_mutex and cpus_read_lock held.
- */
-void __weak arch_arm_kprobes_batch(struct kprobe **ps, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		arch_arm_kprobe(ps[i]);
-}
-
-/**
- * arch_disarm_kprobes_batch() - restore the text at several sites
- * @ps: the probes, sorted by address
- * @n: how many
- *
- * Generic fallback: one arch_disarm_kprobe() per probe.
- * Context: text_mutex and cpus_read_lock held.
- */
-void __weak arch_disarm_kprobes_batch(struct kprobe **ps, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		arch_disarm_kprobe(ps[i]);
-}
-
 static int cmp_kprobe_addr(const void *a, const void *b)
 {
 	const struct kprobe *pa = *(const struct kprobe * const *)a;

@@ -32,28 +32,6 @@ static inline struct kprobe_site *op_site(struct optimized_kprobe *op)
 	return container_of(op, struct kprobe_site, op);
 }
 
-/**
- * optprobe_queued_unopt() - is a jump queued to be undone?
- * @op: a site
- *
- * Context: kprobe_mutex or text_mutex held.
- */
-bool optprobe_queued_unopt(struct optimized_kprobe *op)
-{
-	return op_site(op)->opt_state == KPROBE_OPT_UNQUEUED;
-}
-
-/**
- * kprobe_disarmed() - is a site's text untouched by kprobes?
- * @p: a site, as returned by get_kprobe()
- *
- * Context: kprobe_mutex held.
- */
-bool kprobe_disarmed(struct kprobe *p)
-{
-	return !to_site(p)->armed;
-}
-
 static void kprobe_opt_kick(void)
 {
 	schedule_delayed_work(&kprobe_opt_work, KPROBE_OPT_DELAY);
@@ -257,7 +235,9 @@ static void opt_run_unqueue(struct list_head *doomed)
 		if (kps) {
 			kps[n++] = &op->kp;
 		} else {
-			arch_disarm_kprobe(&op->kp);
+			struct kprobe *kp = &op->kp;
+
+			arch_disarm_kprobes_batch(&kp, 1);
 			s->armed = false;
 		}
 	}

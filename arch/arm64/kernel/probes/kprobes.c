@@ -195,33 +195,6 @@ int arch_prepare_kprobe(struct kprobe *p)
 	return kp_build_slots(p, insn);
 }
 
-/**
- * arch_arm_kprobe() - write the BRK of @p over its instruction
- * @p: a prepared probe
- *
- * Context: text_mutex and cpus_read_lock held.  The other CPUs are
- * stopped while the instruction changes (stop_machine): only a few
- * instructions may be changed under a running CPU, and most probed
- * ones are not among them.
- */
-void arch_arm_kprobe(struct kprobe *p)
-{
-	arch_arm_kprobes_batch(&p, 1);
-}
-
-/**
- * arch_disarm_kprobe() - put the instruction of @p back
- * @p: an armed probe
- *
- * Context: as arch_arm_kprobe().  A CPU that already took the BRK may
- * still be about to look for the probe; the handler copes with a probe
- * that is gone.
- */
-void arch_disarm_kprobe(struct kprobe *p)
-{
-	arch_disarm_kprobes_batch(&p, 1);
-}
-
 /*
  * Patch the instructions of @n probes, in one stop_machine() when the
  * arrays can be had, else one by one.

@@ -500,41 +500,6 @@ int arch_prepare_kprobe(struct kprobe *p)
 }
 
 /**
- * arch_arm_kprobe - write the int3 of @p into the text
- * @p: a prepared probe
- *
- * Called with text_mutex held.
- */
-void arch_arm_kprobe(struct kprobe *p)
-{
-	u8 int3 = INT3_INSN_OPCODE;
-
-	lockdep_assert_held(&text_mutex);
-
-	text_poke(p->addr, &int3, INT3_INSN_SIZE);
-	text_poke_sync();
-	perf_event_text_poke(p->addr, &p->opcode, 1, &int3, INT3_INSN_SIZE);
-}
-
-/**
- * arch_disarm_kprobe - put the original first byte of @p back
- * @p: an armed probe
- *
- * Called with text_mutex held.  A CPU that already trapped on the int3
- * may still be about to run the handlers; the generic core waits for it.
- */
-void arch_disarm_kprobe(struct kprobe *p)
-{
-	u8 int3 = INT3_INSN_OPCODE;
-
-	lockdep_assert_held(&text_mutex);
-
-	text_poke(p->addr, &p->opcode, 1);
-	text_poke_sync();
-	perf_event_text_poke(p->addr, &int3, INT3_INSN_SIZE, &p->opcode, 1);
-}
-
-/**
  * arch_remove_kprobe - release the slots of @p
  * @p: a disarmed probe
  *
