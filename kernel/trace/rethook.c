@@ -522,7 +522,6 @@ struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
 #endif
 	return rh;
 }
-EXPORT_SYMBOL_GPL(rethook_alloc);
 
 /**
  * rethook_stop() - stop hooking new calls and calling the handler
@@ -539,7 +538,6 @@ void rethook_stop(struct rethook *rh)
 {
 	WRITE_ONCE(rh->handler, NULL);
 }
-EXPORT_SYMBOL_GPL(rethook_stop);
 
 /**
  * rethook_free() - stop a rethook and let it go
@@ -558,7 +556,6 @@ void rethook_free(struct rethook *rh)
 	rethook_stop(rh);
 	queue_rcu_work(system_wq, &rh->reap_rcu);
 }
-EXPORT_SYMBOL_GPL(rethook_free);
 
 /**
  * rethook_try_get() - take a node for a call about to be hooked
@@ -600,7 +597,6 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 	preempt_enable_notrace();
 	return node;
 }
-EXPORT_SYMBOL_GPL(rethook_try_get);
 NOKPROBE_SYMBOL(rethook_try_get);
 
 /**
@@ -621,7 +617,6 @@ void rethook_recycle(struct rethook_node *node)
 		rethook_kick(rh);
 	preempt_enable_notrace();
 }
-EXPORT_SYMBOL_GPL(rethook_recycle);
 NOKPROBE_SYMBOL(rethook_recycle);
 
 /*
@@ -675,7 +670,6 @@ void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 	barrier();
 	WRITE_ONCE(rt->pending.first, &node->llist);
 }
-EXPORT_SYMBOL_GPL(rethook_hook);
 NOKPROBE_SYMBOL(rethook_hook);
 
 /**
@@ -713,7 +707,6 @@ unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(rethook_find_ret_addr);
 NOKPROBE_SYMBOL(rethook_find_ret_addr);
 
 /**
