@@ -32,7 +32,6 @@
 #include <linux/mutex.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
-#include <linux/objpool.h>
 #include <linux/rethook.h>
 #include <asm/kprobes.h>
 
@@ -137,11 +136,6 @@ static inline bool kprobe_ftrace(struct kprobe *p)
  * veto the return hook by returning non-zero.  @maxactive bounds the
  * calls tracked at once; @nmissed counts returns that were not hooked.
  */
-struct kretprobe_holder {
-	struct kretprobe __rcu *rp;
-	struct objpool_head	pool;
-};
-
 struct kretprobe {
 	struct kprobe kp;
 	kretprobe_handler_t handler;
@@ -149,11 +143,7 @@ struct kretprobe {
 	int maxactive;
 	int nmissed;
 	size_t data_size;
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook *rh;
-#else
-	struct kretprobe_holder *rph;
-#endif
 };
 
 #define KRETPROBE_MAX_DATA_SIZE	4096
@@ -185,15 +175,7 @@ struct jprobe {
 #define JPROBE_MAX_ARGS		8
 
 struct kretprobe_instance {
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct rethook_node node;
-#else
-	struct rcu_head rcu;
-	struct llist_node llist;
-	struct kretprobe_holder *rph;
-	kprobe_opcode_t *ret_addr;
-	void *fp;
-#endif
 	char data[];
 };
 
@@ -221,7 +203,6 @@ void kprobe_busy_end(void);
 #ifdef CONFIG_KRETPROBES
 int arch_trampoline_kprobe(struct kprobe *p);
 
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 /* The owning kretprobe of an instance; rethook::data never changes. */
 static nokprobe_inline struct kretprobe *
 get_kretprobe(struct kretprobe_instance *ri)
@@ -234,51 +215,8 @@ get_kretprobe_retaddr(struct kretprobe_instance *ri)
 {
 	return ri->node.ret_addr;
 }
-#else
-void arch_prepare_kretprobe(struct kretprobe_instance *ri,
-			    struct pt_regs *regs);
-void arch_kretprobe_fixup_return(struct pt_regs *regs,
-				 kprobe_opcode_t *correct_ret_addr);
-void __kretprobe_trampoline(void);
-
-static nokprobe_inline void *kretprobe_trampoline_addr(void)
-{
-	return dereference_kernel_function_descriptor(__kretprobe_trampoline);
-}
-
-unsigned long __kretprobe_trampoline_handler(struct pt_regs *regs,
-					     void *frame_pointer);
-
-static nokprobe_inline unsigned long
-kretprobe_trampoline_handler(struct pt_regs *regs, void *frame_pointer)
-{
-	unsigned long ret;
-
-	kprobe_busy_begin();
-	ret = __kretprobe_trampoline_handler(regs, frame_pointer);
-	kprobe_busy_end();
-	return ret;
-}
-
-static nokprobe_inline struct kretprobe *
-get_kretprobe(struct kretprobe_instance *ri)
-{
-	return rcu_dereference_check(ri->rph->rp, rcu_read_lock_any_held());
-}
-
-static nokprobe_inline unsigned long
-get_kretprobe_retaddr(struct kretprobe_instance *ri)
-{
-	return (unsigned long)ri->ret_addr;
-}
-#endif /* CONFIG_KRETPROBE_ON_RETHOOK */
 
 #else /* !CONFIG_KRETPROBES */
-static inline void arch_prepare_kretprobe(struct kretprobe *rp,
-					  struct pt_regs *regs)
-{
-}
-
 static inline int arch_trampoline_kprobe(struct kprobe *p)
 {
 	return 0;
@@ -591,11 +529,8 @@ void unregister_kretprobe(struct kretprobe *rp);
 int register_kretprobes(struct kretprobe **rps, int num);
 void unregister_kretprobes(struct kretprobe **rps, int num);
 
-#if defined(CONFIG_KRETPROBE_ON_RETHOOK) || !defined(CONFIG_KRETPROBES)
+/* Return hooks of a dying task are rethook's business (rethook_flush_task()). */
 #define kprobe_flush_task(tk)	do {} while (0)
-#else
-void kprobe_flush_task(struct task_struct *tk);
-#endif
 
 void kprobe_free_init_mem(void);
 
@@ -770,7 +705,6 @@ static inline bool is_kprobe_optinsn_slot(unsigned long addr)
 #endif
 
 #ifdef CONFIG_KRETPROBES
-#ifdef CONFIG_KRETPROBE_ON_RETHOOK
 static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
 {
 	return is_rethook_trampoline(addr);
@@ -782,15 +716,6 @@ kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
 {
 	return rethook_find_ret_addr(tsk, (unsigned long)fp, cur);
 }
-#else
-static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
-{
-	return (void *)addr == kretprobe_trampoline_addr();
-}
-
-unsigned long kretprobe_find_ret_addr(struct task_struct *tsk, void *fp,
-				      struct llist_node **cur);
-#endif
 #else
 static nokprobe_inline bool is_kretprobe_trampoline(unsigned long addr)
 {
