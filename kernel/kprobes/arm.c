@@ -88,6 +88,13 @@ static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
 	return ret;
 }
 
+/* The ops an ftrace site's hook belongs on, from its handlers now. */
+static u8 site_fops_wanted(struct kprobe_site *s)
+{
+	return site_kp(s)->post_handler ? KPROBE_FOPS_IPMODIFY :
+					  KPROBE_FOPS_PLAIN;
+}
+
 /*
  * Arm or disarm the ftrace sites among @sites (those with
  * KPROBE_FLAG_FTRACE), grouped by ops.  All or nothing when arming.
@@ -108,16 +115,12 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 		cnt = 0;
 		for (i = 0; i < n; i++) {
 			struct kprobe_site *s = sites[i];
-			struct ftrace_ops *ops;
+			u8 ops;
 
 			if (!kprobe_ftrace(site_kp(s)))
 				continue;
-			if (arm)
-				ops = site_kp(s)->post_handler ?
-				      &kprobe_fops_ipmodify : &kprobe_fops_plain;
-			else
-				ops = s->fops;
-			if (ops == ops_of[k])
+			ops = arm ? site_fops_wanted(s) : s->fops;
+			if (ops == KPROBE_FOPS_PLAIN + k)
 				ips[cnt++] = site_addr(s);
 		}
 		ret = ftrace_batch(ops_of[k], ips, cnt, arm);
@@ -131,11 +134,11 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 
 			if (!kprobe_ftrace(site_kp(s)))
 				continue;
-			if (arm && !s->fops &&
-			    (site_kp(s)->post_handler ? 1 : 0) == k)
-				s->fops = ops_of[k];
-			else if (!arm && s->fops == ops_of[k])
-				s->fops = NULL;
+			if (arm && s->fops == KPROBE_FOPS_NONE &&
+			    site_fops_wanted(s) == KPROBE_FOPS_PLAIN + k)
+				s->fops = KPROBE_FOPS_PLAIN + k;
+			else if (!arm && s->fops == KPROBE_FOPS_PLAIN + k)
+				s->fops = KPROBE_FOPS_NONE;
 		}
 	}
 	if (ips != &one_ip)
@@ -144,9 +147,9 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 undo:
 	cnt = 0;
 	for (i = 0; i < n; i++) {
-		if (sites[i]->fops == &kprobe_fops_plain) {
+		if (sites[i]->fops == KPROBE_FOPS_PLAIN) {
 			ips[cnt++] = site_addr(sites[i]);
-			sites[i]->fops = NULL;
+			sites[i]->fops = KPROBE_FOPS_NONE;
 		}
 	}
 	ftrace_batch(&kprobe_fops_plain, ips, cnt, false);

@@ -35,6 +35,7 @@ static int __init kprobes_early_init(void)
 	if (err)
 		pr_err("kprobes: blacklist incomplete (%d): probes are not restricted, be careful\n",
 		       err);
+	kprobe_site_cache_init();
 	kprobe_insn_slots_init();
 	kretprobe_init();
 	err = arch_init_kprobes();

@@ -42,7 +42,9 @@ enum kprobe_opt_state {
  * @opt_state: enum kprobe_opt_state
  * @opt_used: int3 hits may have run in the detour buffer since the
  *	optimizer last waited for RCU tasks: wait again before freeing
- * @fops: the ftrace_ops the site is armed on, for ftrace sites
+ * @fops: which of the core's two ftrace_ops an ftrace site is hooked
+ *	on: KPROBE_FOPS_NONE, _PLAIN or _IPMODIFY (one byte, not a pointer:
+ *	it keeps the site at 192 bytes on x86_64)
  */
 struct kprobe_site {
 #ifdef CONFIG_OPTPROBES
@@ -56,7 +58,14 @@ struct kprobe_site {
 	bool armed;
 	u8 opt_state;
 	bool opt_used;
-	struct ftrace_ops *fops;
+	u8 fops;
+};
+
+/* kprobe_site::fops.  _PLAIN + k is the k-th ops of kernel/kprobes/arm.c. */
+enum {
+	KPROBE_FOPS_NONE,
+	KPROBE_FOPS_PLAIN,	/* handlers leave regs->ip alone */
+	KPROBE_FOPS_IPMODIFY,	/* a post_handler: the step is emulated */
 };
 
 #ifdef CONFIG_OPTPROBES
@@ -112,7 +121,9 @@ struct kprobe_site *kprobe_site_at(unsigned int *pos);
 
 /* aggr.c: site handlers and the user list */
 bool kprobe_is_site(struct kprobe *p);
+void __init kprobe_site_cache_init(void);
 struct kprobe_site *kprobe_site_alloc(unsigned long addr);
+void kprobe_site_discard(struct kprobe_site *s);
 void kprobe_site_free(struct kprobe_site *s);
 void kprobe_site_update_post(struct kprobe_site *s);
 void kprobe_site_update_solo(struct kprobe_site *s);

@@ -352,7 +352,7 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 			if (ret)
 				kprobe_site_free(s);
 		} else {
-			kfree(s);
+			kprobe_site_discard(s);
 		}
 		if (ret)
 			return ret;
