@@ -50,14 +50,24 @@ cmd() {
 	return $rc
 }
 
-# meminfo: "MemFree Slab VmallocUsed Percpu" in kB.
+# meminfo: "MemFree SUnreclaim VmallocUsed Percpu" in kB.  Probes are
+# unreclaimable slab; the reclaimable part (dentries and inodes of this
+# script's own file accesses) only adds noise.
 meminfo() {
-	awk '/^(MemFree|Slab|VmallocUsed|Percpu):/ { v[$1] = $2 }
-	     END { print v["MemFree:"], v["Slab:"], v["VmallocUsed:"], v["Percpu:"] }' /proc/meminfo
+	awk '/^(MemFree|SUnreclaim|VmallocUsed|Percpu):/ { v[$1] = $2 }
+	     END { print v["MemFree:"], v["SUnreclaim:"], v["VmallocUsed:"], v["Percpu:"] }' /proc/meminfo
 }
 
-# memfig NAME COUNT BEFORE AFTER: bytes per unit; "bytes" is what slab,
-# vmalloc and per-cpu allocations grew by, "bytes_memfree" what MemFree
+# settle: let the frees of earlier steps land before a memory reading or
+# a timed step, so that neither counts another step's work: RCU
+# callbacks, kvfree_rcu() batches (drained up to 5 s later), the probe
+# cores' deferred work.  The same wait for both kernels.
+settle() {
+	sleep "${SETTLE_S:-6}"
+}
+
+# memfig NAME COUNT BEFORE AFTER: bytes per unit; "bytes" is what
+# unreclaimable slab, vmalloc and per-cpu allocations grew by, "bytes_memfree" what MemFree
 # shrank by (all page allocations, noisier).
 memfig() {
 	local name=$1 n=$2 b a
@@ -123,14 +133,19 @@ trace_reset
 # 4. K kprobes on K distinct addresses, K = 1, 100, 1000, MAX: the batch
 #    registration and unregistration ("hold" and "release" time them),
 #    the hit cost of one more probe with 1 and with MAX others registered
-#    (the lookup of the hit probe), the memory per probe at MAX, then K
-#    one-by-one registrations and unregistrations (up to EACH: every
-#    unregister_kprobe() waits for an RCU grace period).
+#    (the lookup of the hit probe), the memory per probe at 1000 (every
+#    round: mem_per_kprobe) and 10000 (full rounds: mem_per_kprobe_10000),
+#    then K one-by-one registrations and unregistrations (up to EACH:
+#    every unregister_kprobe() waits until no hit can see its probe).
 for k in 1 100 1000 10000; do
 	[ $k -le $MAX ] || continue
+	[ $k -ge 1000 ] && settle
 	before=$(meminfo)
 	cmd "hold $k" || continue
-	[ $k = $MAX ] && memfig mem_per_kprobe "$MAX" "$before" "$(meminfo)"
+	case $k in
+	1000)  memfig mem_per_kprobe $k "$before" "$(meminfo)" ;;
+	10000) memfig mem_per_kprobe_10000 $k "$before" "$(meminfo)" ;;
+	esac
 	if [ $k = 1 ] || [ $k = $MAX ]; then
 		cmd "kprobe_int3 $N kprobe_int3_with_${k}_others"
 		cmd "kprobe_entry $N kprobe_entry_with_${k}_others"
@@ -140,6 +155,7 @@ for k in 1 100 1000 10000; do
 done
 
 # 5. Memory per kretprobe instance.
+settle
 before=$(meminfo)
 if cmd "hold_kretprobe $MAX"; then
 	memfig mem_per_kretprobe_instance "$MAX" "$before" "$(meminfo)"
@@ -151,6 +167,7 @@ cmd "fprobe_glob vfs_*"
 grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
 	sort -u | head -n $MAX > /tmp/syms
 cat /tmp/syms > $D/syms
+settle
 cmd fprobe_syms
 
 rmmod probes_bench
