@@ -248,7 +248,7 @@ bool arch_within_kprobe_blacklist(unsigned long addr);
 int arch_populate_kprobe_blacklist(void);
 int kprobe_on_func_entry(kprobe_opcode_t *addr, const char *sym,
 			 unsigned long offset);
-bool kprobe_func_bounds(unsigned long addr, unsigned long *start,
+bool kprobe_func_bounds(struct kprobe *p, unsigned long *start,
 			unsigned long *size);
 
 bool within_kprobe_blacklist(unsigned long addr);

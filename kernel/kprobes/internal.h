@@ -45,6 +45,9 @@ enum kprobe_opt_state {
  * @fops: which of the core's two ftrace_ops an ftrace site is hooked
  *	on: KPROBE_FOPS_NONE, _PLAIN or _IPMODIFY (one byte, not a pointer:
  *	it keeps the site at 192 bytes on x86_64)
+ * @func_off: offset of the site in its function, as registration found it
+ * @func_size: size of that function; 0 if unknown (kprobe_func_bounds()
+ *	then asks kallsyms)
  */
 struct kprobe_site {
 #ifdef CONFIG_OPTPROBES
@@ -59,6 +62,8 @@ struct kprobe_site {
 	u8 opt_state;
 	bool opt_used;
 	u8 fops;
+	u32 func_off;
+	u32 func_size;
 };
 
 /* kprobe_site::fops.  _PLAIN + k is the k-th ops of kernel/kprobes/arm.c. */

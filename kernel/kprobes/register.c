@@ -143,36 +143,30 @@ int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
 	return ret == -EILSEQ ? 0 : ret;
 }
 
-/*
- * The function of the probe whose site is being prepared, as step 1 of
- * its registration found it, so that the architecture's checks need not
- * look it up again.  Under kprobe_mutex; size 0 outside a preparation.
- */
-static struct kprobe_func kprobe_prep_func;
-
 /**
- * kprobe_func_bounds() - the function a probe address lies in
- * @addr: address in the probe's function
+ * kprobe_func_bounds() - the function a probe site lies in
+ * @p: the probe site being prepared (what the arch prepare hooks get)
  * @start: set to the function's first byte
  * @size: set to its size
  *
  * For the architecture's prepare hooks, which decode from the start of
- * the function: while a site is prepared for a registration, the answer
- * comes from the lookup the registration already made.
+ * the function.  The site carries what its registration's own symbol
+ * lookup found, so this usually costs no kallsyms walk (in a module,
+ * each walks the module's whole symbol table).
  *
  * Context: process, kprobe_mutex held.
- * Return: false if kallsyms knows no symbol at @addr.
+ * Return: false if kallsyms knows no symbol at @p->addr.
  */
-bool kprobe_func_bounds(unsigned long addr, unsigned long *start,
+bool kprobe_func_bounds(struct kprobe *p, unsigned long *start,
 			unsigned long *size)
 {
-	struct kprobe_func *f = &kprobe_prep_func;
-	unsigned long off;
+	struct kprobe_site *s = to_site(p);
+	unsigned long addr = (unsigned long)p->addr, off;
 
 	lockdep_assert_held(&kprobe_mutex);
-	if (f->size && addr - f->start < f->size) {
-		*start = f->start;
-		*size = f->size;
+	if (s->func_size) {
+		*start = addr - s->func_off;
+		*size = s->func_size;
 		return true;
 	}
 	if (!kallsyms_lookup_size_offset(addr, size, &off))
@@ -305,16 +299,24 @@ static int kprobe_reg_check(struct kprobe *p, struct kprobe_reg *r)
 static int kprobe_prepare_site(struct kprobe_site *s, struct kprobe_reg *r)
 {
 	struct kprobe *kp = site_kp(s);
+	unsigned long off = site_addr(s) - r->func.start;
 	int ret;
 
-	kprobe_prep_func = r->func;
+	/*
+	 * For kprobe_func_bounds(); 0 (look it up) if it does not fit.  Set
+	 * every time: a gone site may be prepared again for new code.
+	 */
+	s->func_size = 0;
+	if (r->func.size <= U32_MAX && off < r->func.size) {
+		s->func_off = off;
+		s->func_size = r->func.size;
+	}
 	if (kprobe_ftrace(kp))
 		ret = arch_prepare_kprobe_ftrace(kp);
 	else
 		ret = arch_prepare_kprobe(kp);
 	if (!ret)
 		kprobe_opt_prepare(s);
-	kprobe_prep_func.size = 0;
 	return ret;
 }
 

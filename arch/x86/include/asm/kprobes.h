@@ -72,7 +72,7 @@ struct arch_optimized_insn {
 	/* detour buffer (an optinsn slot), or NULL */
 	kprobe_opcode_t *insn;
 	/* length of the region copied into it; 0: cannot be optimized */
-	size_t size;
+	u8 size;
 	/* original bytes under the jump; orig[0] is under the int3 too */
 	u8 orig[JMP32_INSN_SIZE];
 };

@@ -346,17 +346,17 @@ int __copy_instruction(u8 *dest, u8 *src, u8 *real, struct insn *insn)
 }
 
 /*
- * Is @addr the first byte of an instruction?  Walk the instructions of the
+ * Is @p->addr the first byte of an instruction?  Walk the instructions of the
  * enclosing symbol from its start: kallsyms is the only reliable place to
  * start decoding from.  Process context; kprobe_mutex held.
  */
-static int kp_check_insn_boundary(unsigned long addr)
+static int kp_check_insn_boundary(struct kprobe *p)
 {
+	unsigned long addr = (unsigned long)p->addr, start, size, pos;
 	kprobe_opcode_t buf[MAX_INSN_SIZE];
-	unsigned long start, size, pos;
 	struct insn insn;
 
-	if (!kprobe_func_bounds(addr, &start, &size))
+	if (!kprobe_func_bounds(p, &start, &size))
 		return -EILSEQ;
 
 	for (pos = start; pos < addr; pos += insn.length) {
@@ -474,7 +474,7 @@ int arch_prepare_kprobe(struct kprobe *p)
 
 	lockdep_assert_held(&text_mutex);
 
-	ret = kp_check_insn_boundary(addr);
+	ret = kp_check_insn_boundary(p);
 	if (ret)
 		return ret;
 

@@ -450,7 +450,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	 * kallsyms sizes run to the next symbol; a huge one is a gap, not
 	 * a function, and not worth decoding.
 	 */
-	if (!kprobe_func_bounds(addr, &fstart, &size))
+	if (!kprobe_func_bounds(&op->kp, &fstart, &size))
 		return -EILSEQ;
 	off = addr - fstart;
 	if (size > KP_MAX_FUNC_SIZE)
