@@ -379,6 +379,7 @@ static inline void kprobe_ftrace_kill(void) { }
  * symbol's first byte, which looks the symbol up: in a module that is a
  * walk of its whole symbol table, and the instruction decoders ask this
  * of every instruction of a function they check.
+ * Return: true if ftrace has a call site starting exactly at @addr.
  * Context: any.
  */
 static inline bool kprobe_on_ftrace_site(unsigned long addr)

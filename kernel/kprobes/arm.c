@@ -348,6 +348,8 @@ static void report_global(const char *what, int ret, unsigned int n)
  *
  * Arms every site with an enabled user, in one batch; per-probe
  * disabled state is kept.
+ * Return: 0 if every site that should be armed is, else a negative
+ * errno (the others are armed; the kernel log says how many failed).
  * Context: process; takes kprobe_mutex.
  */
 int kprobe_arm_all(void)
@@ -400,6 +402,7 @@ out:
  *
  * Disarms every armed site in one batch (jumps included) and waits
  * for the optimizer to be idle.
+ * Return: 0; disarming cannot fail.
  * Context: process; takes kprobe_mutex.
  */
 int kprobe_disarm_all(void)

@@ -260,6 +260,7 @@ out:
  * @c: the cache
  * @addr: the address
  *
+ * Return: true if @addr is in a page of @c.
  * Context: any (RCU reader; used by kernel_text_address()).
  */
 bool __is_insn_slot_addr(struct kprobe_insn_cache *c, unsigned long addr)

@@ -511,8 +511,8 @@ NOKPROBE_SYMBOL(kretprobe_brk_handler);
  * Called from the page fault handler with preemption disabled.  A fault
  * in the copy of an instruction is made to look like a fault at the
  * original address, so that the exception table finds its fixup (or the
- * oops names the right place).  Always returns 0: the fault is not
- * consumed.
+ * oops names the right place).
+ * Return: 0 always: the fault is not consumed.
  */
 int kprobe_fault_handler(struct pt_regs *regs, unsigned int fsr)
 {

@@ -242,6 +242,7 @@ static enum kp_insn_kind kp_classify(struct insn *insn)
  * @orig_addr: where the instruction lives in the kernel text
  *
  * See common.h.  Called from process context (prepare paths).
+ * Return: true if the instruction may be boosted.
  */
 bool can_boost(struct insn *insn, void *orig_addr)
 {
@@ -460,7 +461,7 @@ static void kp_setup_emulation(struct kprobe *p, struct insn *insn,
  * @p: the probe; @p->addr is set
  *
  * Called with kprobe_mutex and text_mutex held, before the probe is armed.
- * Returns 0, -EILSEQ if @p->addr is not on an instruction boundary,
+ * Return: 0, -EILSEQ if @p->addr is not on an instruction boundary,
  * -EOPNOTSUPP if the instruction can be neither stepped nor emulated, or
  * another negative errno.
  */
@@ -541,6 +542,7 @@ void *alloc_insn_page(void)
  * With IBT, a function starts with ENDBR, which cannot be probed (an
  * indirect branch must land on it) and is not where the function's work
  * starts: a probe at any offset inside it goes right after it.
+ * Return: the address to probe.
  */
 kprobe_opcode_t *arch_adjust_kprobe_addr(unsigned long addr,
 					 unsigned long offset,
@@ -829,8 +831,9 @@ static nokprobe_inline bool kp_is_step_trap(struct kprobe *cur,
  * @regs: the trapped context; @regs->ip points after the int3
  *
  * Called from the int3 exception (IRQs off, preemption off, possibly on
- * top of an NMI).  Returns 1 if the trap was a kprobe's and @regs now say
- * where to resume, 0 to let the other int3 users look at it.
+ * top of an NMI).
+ * Return: 1 if the trap was a kprobe's and @regs now say where to
+ * resume, 0 to let the other int3 users look at it.
  */
 int kprobe_int3_handler(struct pt_regs *regs)
 {
@@ -905,7 +908,8 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * the copy of an instruction is made to look like a fault at the
  * original address, so that the exception table finds its fixup (or the
  * oops names the right place).  Faults in handlers are left to the usual
- * fixups.  Always returns 0: the fault is not consumed.
+ * fixups.
+ * Return: 0 always: the fault is not consumed.
  */
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {

@@ -84,6 +84,7 @@ NOKPROBE_SYMBOL(kprobe_ftrace_handler);
  *
  * Called with kprobe_mutex held.  Nothing is copied: the fentry site is
  * never stepped or emulated.
+ * Return: 0.
  */
 int arch_prepare_kprobe_ftrace(struct kprobe *p)
 {

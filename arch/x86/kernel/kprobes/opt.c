@@ -581,6 +581,7 @@ int arch_check_optimized_kprobe(struct optimized_kprobe *op)
  * @op: a prepared site
  * @addr: a text address
  *
+ * Return: non-zero if @addr is one of the bytes the jump replaces.
  * Context: kprobe_mutex held.
  */
 int arch_within_optimized_kprobe(struct optimized_kprobe *op,
