@@ -103,12 +103,11 @@ static u8 site_fops_wanted(struct kprobe_site *s)
 static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 {
 	struct ftrace_ops *ops_of[2] = { &kprobe_fops_plain, &kprobe_fops_ipmodify };
-	unsigned long one_ip, *ips = &one_ip;
+	unsigned long one_ip, *ips;
 	unsigned int i, k, cnt;
 	int ret = 0;
 
-	if (n > 1)
-		ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
+	ips = kprobe_array(n, sizeof(*ips), &one_ip, GFP_KERNEL);
 	if (!ips)
 		return -ENOMEM;
 	for (k = 0; k < 2; k++) {
@@ -141,8 +140,7 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 				s->fops = KPROBE_FOPS_NONE;
 		}
 	}
-	if (ips != &one_ip)
-		kvfree(ips);
+	kprobe_array_free(ips, &one_ip);
 	return ret;
 undo:
 	cnt = 0;
@@ -153,8 +151,7 @@ undo:
 		}
 	}
 	ftrace_batch(&kprobe_fops_plain, ips, cnt, false);
-	if (ips != &one_ip)
-		kvfree(ips);
+	kprobe_array_free(ips, &one_ip);
 	return ret;
 }
 
@@ -210,8 +207,8 @@ static void batch_free(struct kprobe_site **v)
  * Breakpoint sites among @sites into @kps, sorted by address.
  * Returns how many.
  */
-static unsigned int int3_sites(struct kprobe_site **sites, unsigned int n,
-			       struct kprobe **kps)
+static unsigned int breakpoint_sites(struct kprobe_site **sites,
+				     unsigned int n, struct kprobe **kps)
 {
 	unsigned int i, cnt = 0;
 
@@ -257,7 +254,7 @@ int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n)
 	if (ret)
 		goto out;
 
-	nk = int3_sites(todo, cnt, kps);
+	nk = breakpoint_sites(todo, cnt, kps);
 	if (nk) {
 		cpus_read_lock();
 		mutex_lock(&text_mutex);
@@ -317,7 +314,7 @@ void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 			continue;
 		todo[cnt++] = s;
 	}
-	nk = int3_sites(todo, cnt, kps);
+	nk = breakpoint_sites(todo, cnt, kps);
 	if (nk)
 		arch_disarm_kprobes_batch(kps, nk);
 	for (i = 0; i < nk; i++)

@@ -170,6 +170,29 @@ static inline void kprobe_opt_remove(struct kprobe_site *s) { }
 static inline void kprobe_opt_init(void) { }
 #endif
 
+/*
+ * Scratch arrays of the batch paths: most calls are for one probe, so
+ * the caller passes storage for one element (@one) and only a batch
+ * of two or more is allocated.  kprobe_array_free() gives it back.
+ * With __GFP_ZERO in @gfp, @one is zeroed too.  Context: may sleep
+ * (GFP_KERNEL).
+ */
+static inline void *kprobe_array(unsigned int n, size_t size, void *one,
+				 gfp_t gfp)
+{
+	if (n > 1)
+		return kvmalloc_array(n, size, gfp);
+	if (gfp & __GFP_ZERO)
+		memset(one, 0, size);
+	return one;
+}
+
+static inline void kprobe_array_free(void *v, void *one)
+{
+	if (v != one)
+		kvfree(v);
+}
+
 /* register.c */
 struct kprobe_unreg {
 	struct list_head doomed;	/* sites to free after a grace period */

@@ -545,14 +545,11 @@ static void doom_unused(struct kprobe_site **v, unsigned int n,
 struct kprobe **kprobes_of(void *const *objs, unsigned int num,
 			   size_t offset, struct kprobe **one)
 {
-	struct kprobe **kps = one;
+	struct kprobe **kps = kprobe_array(num, sizeof(*kps), one, GFP_KERNEL);
 	unsigned int i;
 
-	if (num > 1) {
-		kps = kvmalloc_array(num, sizeof(*kps), GFP_KERNEL);
-		if (!kps)
-			return NULL;
-	}
+	if (!kps)
+		return NULL;
 	for (i = 0; i < num; i++)
 		kps[i] = (struct kprobe *)((char *)objs[i] + offset);
 	return kps;
@@ -567,8 +564,7 @@ struct kprobe **kprobes_of(void *const *objs, unsigned int num,
  */
 void kprobes_of_free(struct kprobe **kps, struct kprobe **one)
 {
-	if (kps != one)
-		kvfree(kps);
+	kprobe_array_free(kps, one);
 }
 
 /**
@@ -582,21 +578,17 @@ void kprobes_of_free(struct kprobe **kps, struct kprobe **one)
  */
 int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 {
-	struct kprobe_reg one_reg, *r = &one_reg;
-	struct kprobe_site *one_site, **sites = &one_site;
+	struct kprobe_site *one_site, **sites;
+	struct kprobe_reg one_reg, *r;
 	unsigned int i, n;
 	LIST_HEAD(doomed);
 	int ret = 0;
 
-	if (num > 1) {
-		r = kvcalloc(num, sizeof(*r), GFP_KERNEL);
-		sites = kvmalloc_array(num, sizeof(*sites), GFP_KERNEL);
-		if (!r || !sites) {
-			ret = -ENOMEM;
-			goto free;
-		}
-	} else {
-		memset(r, 0, sizeof(*r));
+	r = kprobe_array(num, sizeof(*r), &one_reg, GFP_KERNEL | __GFP_ZERO);
+	sites = kprobe_array(num, sizeof(*sites), &one_site, GFP_KERNEL);
+	if (!r || !sites) {
+		ret = -ENOMEM;
+		goto free;
 	}
 
 	for (i = 0; i < num; i++) {
@@ -679,10 +671,8 @@ put:
 			module_put(r[i].mod);
 	}
 free:
-	if (r != &one_reg)
-		kvfree(r);
-	if (sites != &one_site)
-		kvfree(sites);
+	kprobe_array_free(r, &one_reg);
+	kprobe_array_free(sites, &one_site);
 	return ret;
 }
 
@@ -699,12 +689,11 @@ free:
 void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 			      struct kprobe_unreg *u)
 {
-	struct kprobe_site *one_site, **sites = &one_site;
+	struct kprobe_site *one_site, **sites;
 	unsigned int i, n = 0, noff = 0;
 
 	INIT_LIST_HEAD(&u->doomed);
-	if (num > 1)
-		sites = kvmalloc_array(num, sizeof(*sites), GFP_KERNEL);
+	sites = kprobe_array(num, sizeof(*sites), &one_site, GFP_KERNEL);
 
 	mutex_lock(&kprobe_mutex);
 	for (i = 0; i < num; i++) {
@@ -742,8 +731,7 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 	mutex_unlock(&kprobe_mutex);
 	/* From here on no new hit can reach a handler of @kps. */
 	get_state_synchronize_rcu_full(&u->gp);
-	if (sites != &one_site)
-		kvfree(sites);
+	kprobe_array_free(sites, &one_site);
 }
 
 /**
