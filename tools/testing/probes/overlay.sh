@@ -45,6 +45,46 @@ while IFS= read -r f; do
 	fi
 done < "$manifest.new"
 
+# Small edits to base files we do not own: tools/testing/probes/edits/
+# holds PATH.diff, a unified diff of the base's PATH (diff -u, no fuzz
+# allowed), for each such file, so that the repository carries the lines
+# it changes rather than a copy that goes stale.  Each edit is applied to
+# the base's own PATH; one that no longer applies stops here, naming the
+# file: the base moved under it, and the edit must be made again.
+edits=$repo/tools/testing/probes/edits
+if [ -d "$edits" ]; then
+	etmp=$(mktemp -d)
+	while IFS= read -r d; do
+		f=${d#"$edits"/}
+		f=${f%.diff}
+		if grep -qxF "$f" "$manifest.new"; then
+			echo "overlay: $f is both carried whole and edited (${d#"$repo"/})" >&2
+			rm -rf "$etmp"
+			exit 1
+		fi
+		if ! git -C "$src" show "base:$f" > "$etmp/file" 2>/dev/null; then
+			echo "overlay: ${d#"$repo"/} edits $f, which the base does not have" >&2
+			rm -rf "$etmp"
+			exit 1
+		fi
+		if ! patch -s -f -F0 --no-backup-if-mismatch -r "$etmp/rej" \
+			"$etmp/file" < "$d" > "$etmp/log" 2>&1; then
+			echo "overlay: ${d#"$repo"/} no longer applies to the base's $f:" >&2
+			sed 's/^/overlay:   /' "$etmp/log" >&2
+			echo "overlay: the base moved; make the edit again against it" >&2
+			rm -rf "$etmp"
+			exit 1
+		fi
+		if ! cmp -s "$etmp/file" "$src/$f"; then
+			cp "$etmp/file" "$src/$f"
+			[ -n "${QUIET:-}" ] || echo "  EDIT     $f"
+		fi
+		echo "$f" >> "$manifest.new"
+	done < <(find "$edits" -type f -name '*.diff' | sort)
+	rm -rf "$etmp"
+	sort -u -o "$manifest.new" "$manifest.new"
+fi
+
 # Files overlaid last time that are gone from the repository now.
 if [ -f "$manifest" ]; then
 	comm -23 "$manifest" "$manifest.new" | while IFS= read -r f; do
