@@ -6,7 +6,14 @@
  * site: the object that owns the probed address, the copied instruction
  * and the breakpoint (or ftrace hook, or jump).  Users at the same
  * address share their site, so the hit path always has the same shape:
- * address -> site (registry.c) -> users (aggr.c).
+ * address -> site (table.c) -> users (site.c).
+ *
+ * The files: resolve.c (where a probe goes and whether it may),
+ * register.c (registration and unregistration in batches), table.c
+ * (the address -> site table), site.c (sites, their users and
+ * handlers), arming.c (patching breakpoints and ftrace hooks in
+ * batches), optimizer.c (jumps), kretprobe.c, jprobe.c, insn_slots.c,
+ * blacklist.c, module.c, debugfs.c and init.c.
  *
  * Lock order: kprobe_mutex -> cpus_read_lock -> jump_label_lock ->
  * text_mutex.  kprobe_mutex guards the registry, the site and user
@@ -66,7 +73,7 @@ struct kprobe_site {
 	u32 func_size;
 };
 
-/* kprobe_site::fops.  _PLAIN + k is the k-th ops of kernel/kprobes/arm.c. */
+/* kprobe_site::fops.  _PLAIN + k is the k-th ops of kernel/kprobes/arming.c. */
 enum {
 	KPROBE_FOPS_NONE,
 	KPROBE_FOPS_PLAIN,	/* handlers leave regs->ip alone */
@@ -107,7 +114,7 @@ static inline bool site_wants_arm(struct kprobe_site *s)
 bool kprobe_blacklisted_named(unsigned long addr, const char *name);
 
 /*
- * registry.c: the address -> site table.  The lookup itself is
+ * table.c: the address -> site table.  The lookup itself is
  * get_kprobe(), which the arch hit paths call; the site's probe is its
  * first member, so this costs nothing on top.  Context: as get_kprobe().
  */
@@ -124,7 +131,7 @@ void kprobe_site_remove(struct kprobe_site *s);
 struct kprobe_site **kprobe_site_collect(unsigned int *nr);
 struct kprobe_site *kprobe_site_at(unsigned int *pos);
 
-/* aggr.c: site handlers and the user list */
+/* site.c: site handlers and the user list */
 bool kprobe_is_site(struct kprobe *p);
 void __init kprobe_site_cache_init(void);
 struct kprobe_site *kprobe_site_alloc(unsigned long addr);
@@ -135,7 +142,7 @@ void kprobe_site_update_solo(struct kprobe_site *s);
 void kprobe_site_want_post(struct kprobe *kp);
 struct kprobe_site *kprobe_user_site(struct kprobe *p);
 
-/* arm.c: patching the text, in batches */
+/* arming.c: patching the text, in batches */
 int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n);
 void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 			 bool force);
@@ -193,15 +200,29 @@ static inline void kprobe_array_free(void *v, void *one)
 		kvfree(v);
 }
 
+/* resolve.c: where a probe goes, and whether it may */
+
+/* The function a probe address lies in: [start, start + size). */
+struct kprobe_func {
+	unsigned long start;
+	unsigned long size;
+};
+
+int kprobe_resolve_func(kprobe_opcode_t *addr, const char *sym,
+			unsigned long offset, kprobe_opcode_t **out,
+			bool *on_func_entry, struct kprobe_func *f, char *name);
+int kprobe_check_text(unsigned long addr, const char *name,
+		      struct module **modp);
+int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
+			unsigned long offset, kprobe_opcode_t **out,
+			bool *on_func_entry);
+
 /* register.c */
 struct kprobe_unreg {
 	struct list_head doomed;	/* sites to free after a grace period */
 	struct rcu_gp_oldstate gp;	/* when the last user went out of reach */
 };
 
-int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
-			unsigned long offset, kprobe_opcode_t **out,
-			bool *on_func_entry);
 bool kprobe_is_registered(struct kprobe *p);
 int kprobes_register_batch(struct kprobe **kps, unsigned int num);
 void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
