@@ -217,148 +217,43 @@ process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 }
 NOKPROBE_SYMBOL(process_fetch_insn)
 
-/**
- * struct tfp_hit - what one probe hit records
- * @where:	entry: probed address; exit: the function's entry address
- * @ret_ip:	exit only: where the function returns to
- * @regs:	registers at the probe
- * @edata:	exit only: data saved by the entry handler
- * @dsize:	bytes of dynamic (string) data the arguments need
- */
-struct tfp_hit {
-	unsigned long	where;
-	unsigned long	ret_ip;
-	struct pt_regs	*regs;
-	void		*edata;
-	int		dsize;
-};
-
 static inline int tfp_head_size(const struct trace_fprobe *tf)
 {
 	return tfp_is_exit(tf) ? sizeof(struct fexit_trace_entry_head) :
 				 sizeof(struct fentry_trace_entry_head);
 }
 
-/* Fill the record after the common trace_entry: addresses, then args. */
-static void tfp_fill_record(struct trace_fprobe *tf, void *rec,
-			    const struct tfp_hit *hit)
-{
-	int head = tfp_head_size(tf);
-
-	if (tfp_is_exit(tf)) {
-		struct fexit_trace_entry_head *x = rec;
-
-		x->func = hit->where;
-		x->ret_ip = hit->ret_ip;
-	} else {
-		struct fentry_trace_entry_head *e = rec;
-
-		e->ip = hit->where;
-	}
-	store_trace_args(rec + head, &tf->tp, hit->regs, hit->edata, head,
-			 hit->dsize);
-}
-NOKPROBE_SYMBOL(tfp_fill_record);
-
-static void tfp_to_ring(struct trace_fprobe *tf, const struct tfp_hit *hit,
-			struct trace_event_file *file)
-{
-	struct trace_event_buffer fbuffer;
-	void *rec;
-
-	if (trace_trigger_soft_disabled(file))
-		return;
-
-	rec = trace_event_buffer_reserve(&fbuffer, file,
-					 tfp_head_size(tf) + tf->tp.size +
-					 hit->dsize);
-	if (!rec)
-		return;
-
-	fbuffer.regs = hit->regs;
-	tfp_fill_record(tf, rec, hit);
-	trace_event_buffer_commit(&fbuffer);
-}
-NOKPROBE_SYMBOL(tfp_to_ring);
-
-#ifdef CONFIG_PERF_EVENTS
-static void tfp_to_perf(struct trace_fprobe *tf, const struct tfp_hit *hit)
-{
-	struct trace_event_call *call = trace_probe_event_call(&tf->tp);
-	struct hlist_head *head;
-	int used, size, rctx;
-	void *rec;
-
-	used = tfp_head_size(tf) + tf->tp.size + hit->dsize;
-	/* perf prefixes the raw record with a u32 size; keep it u64 aligned */
-	size = ALIGN(used + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	if (size > PERF_MAX_TRACE_SIZE)
-		return;	/* too many or too long strings for perf */
-
-	preempt_disable_notrace();
-	head = this_cpu_ptr(call->perf_events);
-	if (hlist_empty(head))
-		goto out;
-
-	rec = perf_trace_buf_alloc(size, NULL, &rctx);
-	if (!rec)
-		goto out;
-
-	tfp_fill_record(tf, rec, hit);
-	if (size > used)
-		memset(rec + used, 0, size - used);
-	perf_trace_buf_submit(rec, size, rctx, call->event.type, 1, hit->regs,
-			      head, NULL);
-out:
-	preempt_enable_notrace();
-}
-NOKPROBE_SYMBOL(tfp_to_perf);
-#else
-static inline void tfp_to_perf(struct trace_fprobe *tf,
-			       const struct tfp_hit *hit)
-{
-}
-#endif
-
-/* Record one hit in every sink the event is enabled for. */
-static void tfp_record(struct trace_fprobe *tf, struct tfp_hit *hit)
-{
-	unsigned int flags = trace_probe_load_flag(&tf->tp);
-	struct event_file_link *link;
-
-	if (!(flags & (TP_FLAG_TRACE | TP_FLAG_PROFILE)))
-		return;
-
-	hit->dsize = __get_data_size(&tf->tp, hit->regs, hit->edata);
-
-	if (flags & TP_FLAG_TRACE) {
-		rcu_read_lock();
-		trace_probe_for_each_link_rcu(link, &tf->tp)
-			tfp_to_ring(tf, hit, link->file);
-		rcu_read_unlock();
-	}
-	if (flags & TP_FLAG_PROFILE)
-		tfp_to_perf(tf, hit);
-}
-NOKPROBE_SYMBOL(tfp_record);
-
 /*
  * A hit of @tf to record: at the entry (@ret_ip 0, no @edata) or at the
- * exit of the function, with the values the entry saved.
+ * exit of the function, with the values the entry saved.  The records
+ * are laid out as those of kprobe events, which trace_probe_record()
+ * writes.
  */
 static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
 				       unsigned long entry_ip,
 				       unsigned long ret_ip,
 				       struct pt_regs *regs, void *edata)
 {
-	struct tfp_hit hit = {
-		.where	= entry_ip,
-		.ret_ip	= ret_ip,
-		.regs	= regs,
-		.edata	= edata,
+	struct trace_probe_hit hit = {
+		.regs		= regs,
+		.edata		= edata,
+		.func		= entry_ip,
+		.ret_ip		= ret_ip,
+		.dsize		= -1,
+		.is_return	= tfp_is_exit(tf),
 	};
 
-	tfp_record(tf, &hit);
+	BUILD_BUG_ON(sizeof(struct fentry_trace_entry_head) !=
+		     sizeof(struct kprobe_trace_entry_head));
+	BUILD_BUG_ON(offsetof(struct fentry_trace_entry_head, ip) !=
+		     offsetof(struct kprobe_trace_entry_head, ip));
+	BUILD_BUG_ON(sizeof(struct fexit_trace_entry_head) !=
+		     sizeof(struct kretprobe_trace_entry_head));
+	BUILD_BUG_ON(offsetof(struct fexit_trace_entry_head, func) !=
+		     offsetof(struct kretprobe_trace_entry_head, func));
+	BUILD_BUG_ON(offsetof(struct fexit_trace_entry_head, ret_ip) !=
+		     offsetof(struct kretprobe_trace_entry_head, ret_ip));
+	trace_probe_record(&tf->tp, &hit, false);
 }
 
 /*

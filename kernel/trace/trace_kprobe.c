@@ -1187,136 +1187,18 @@ process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 }
 NOKPROBE_SYMBOL(process_fetch_insn)
 
-/* One hit, as the record writers see it. */
-struct kev_hit {
-	struct pt_regs	*regs;
-	void		*edata;		/* entry data of a return probe */
-	unsigned long	func;		/* the probed address */
-	unsigned long	ret_ip;		/* return probes: the return address */
-	int		dsize;		/* dynamic data bytes; -1: not known yet */
-};
-
-static nokprobe_inline size_t kev_head_size(struct kprobe_ev *kev)
+static nokprobe_inline int kev_hit(struct kprobe_ev *kev,
+				   struct trace_probe_hit *h)
 {
-	return kev->is_return ? sizeof(struct kretprobe_trace_entry_head) :
-				sizeof(struct kprobe_trace_entry_head);
-}
-
-static nokprobe_inline int kev_dsize(struct kprobe_ev *kev, struct kev_hit *h)
-{
-	if (h->dsize < 0)
-		h->dsize = __get_data_size(&kev->tp, h->regs, h->edata);
-	return h->dsize;
-}
-
-/* Fill a record after its trace_entry: the head, then the arguments. */
-static nokprobe_inline void
-kev_fill(struct kprobe_ev *kev, void *rec, size_t head, struct kev_hit *h)
-{
-	if (kev->is_return) {
-		struct kretprobe_trace_entry_head *r = rec;
-
-		r->func = h->func;
-		r->ret_ip = h->ret_ip;
-	} else {
-		struct kprobe_trace_entry_head *e = rec;
-
-		e->ip = h->func;
-	}
-	store_trace_args(rec + head, &kev->tp, h->regs, h->edata, head,
-			 h->dsize);
-}
-
-/* Write one record into every instance's ring buffer the event is on. */
-static nokprobe_inline void kev_to_rings(struct kprobe_ev *kev,
-					 struct kev_hit *h)
-{
-	struct trace_event_buffer fbuffer;
-	struct event_file_link *link;
-	size_t head = kev_head_size(kev);
-	size_t size;
-	void *rec;
-
-	trace_probe_for_each_link_rcu(link, &kev->tp) {
-		if (trace_trigger_soft_disabled(link->file))
-			continue;
-		size = head + kev->tp.size + kev_dsize(kev, h);
-		rec = trace_event_buffer_reserve(&fbuffer, link->file, size);
-		if (!rec)
-			continue;
-		fbuffer.regs = h->regs;
-		kev_fill(kev, rec, head, h);
-		trace_event_buffer_commit(&fbuffer);
-	}
-}
-
-#ifdef CONFIG_PERF_EVENTS
-/*
- * Run the BPF programs and feed the perf events of this CPU.  Returns 1
- * if a BPF program moved the entry probe's ip (bpf_override_return()):
- * the probed instruction must then not run.
- */
-static nokprobe_inline int kev_to_perf(struct kprobe_ev *kev,
-				       struct kev_hit *h)
-{
-	struct trace_event_call *call = trace_probe_event_call(&kev->tp);
-	struct hlist_head *list = this_cpu_ptr(call->perf_events);
-	size_t head = kev_head_size(kev);
-	int size, rctx;
-	void *rec;
-
-	if (bpf_prog_array_valid(call)) {
-		unsigned long ip = instruction_pointer(h->regs);
-		unsigned int keep = trace_call_bpf(call, h->regs);
-
-		if (!kev->is_return && ip != instruction_pointer(h->regs))
-			return 1;
-		if (!keep)
-			return 0;
-	}
-	/* no perf event of this CPU wants the record */
-	if (hlist_empty(list))
-		return 0;
-
-	/* the u32 size field perf puts before the record keeps u64 alignment */
-	size = ALIGN(head + kev->tp.size + kev_dsize(kev, h) + sizeof(u32),
-		     sizeof(u64)) - sizeof(u32);
-	rec = perf_trace_buf_alloc(size, NULL, &rctx);
-	if (!rec)
-		return 0;
-	/* no stale bytes to user space, should a string shrink meanwhile */
-	memset(rec + head, 0, size - head);
-	kev_fill(kev, rec, head, h);
-	perf_trace_buf_submit(rec, size, rctx, call->event.type, 1, h->regs,
-			      list, NULL);
-	return 0;
-}
-#else
-static nokprobe_inline int kev_to_perf(struct kprobe_ev *kev,
-				       struct kev_hit *h)
-{
-	return 0;
-}
-#endif
-
-static nokprobe_inline int kev_hit(struct kprobe_ev *kev, struct kev_hit *h)
-{
-	unsigned int flags = trace_probe_load_flag(&kev->tp);
-	int ret = 0;
-
 	raw_cpu_inc(*kev->hits);
-	if (flags & TP_FLAG_TRACE)
-		kev_to_rings(kev, h);
-	if (flags & TP_FLAG_PROFILE)
-		ret = kev_to_perf(kev, h);
-	return ret;
+	return trace_probe_record(&kev->tp, h, true);
 }
 
 /* kprobe pre_handler.  Context: kprobe handler (see top of file). */
 static int kev_hit_entry(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct kprobe_ev *kev = container_of(kp, struct kprobe_ev, krp.kp);
-	struct kev_hit h = {
+	struct trace_probe_hit h = {
 		.regs	= regs,
 		.func	= (unsigned long)kp->addr,
 		.dsize	= -1,
@@ -1331,11 +1213,12 @@ static int kev_hit_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct kprobe_ev *kev;
-	struct kev_hit h = {
-		.regs	= regs,
-		.edata	= ri->data,
-		.ret_ip	= get_kretprobe_retaddr(ri),
-		.dsize	= -1,
+	struct trace_probe_hit h = {
+		.regs		= regs,
+		.edata		= ri->data,
+		.ret_ip		= get_kretprobe_retaddr(ri),
+		.dsize		= -1,
+		.is_return	= true,
 	};
 
 	/* the kretprobe may be going away on another CPU */

@@ -309,4 +309,167 @@ store_trace_args(void *data, struct trace_probe *tp, void *rec, void *edata,
 	}
 }
 
+/*
+ * The record path of the kprobe and fprobe events: one hit, written to
+ * every ring buffer the event is enabled in and to this CPU's perf
+ * events.  A template like the rest of this file: each front end's own
+ * process_fetch_insn() runs inside.  Context: a probe handler, with
+ * preemption disabled (an RCU-sched reader of the event's file links).
+ */
+
+/**
+ * struct trace_probe_hit - one hit, as the record writers see it
+ * @regs: registers at the probe
+ * @edata: return probes: what the entry saved for the exit, else NULL
+ * @func: entry probes: the probed address; return probes: the function
+ * @ret_ip: return probes: where the function returns to
+ * @dsize: bytes of dynamic (string) data; -1 until first needed
+ * @is_return: the record head holds func and ret_ip, not ip
+ */
+struct trace_probe_hit {
+	struct pt_regs	*regs;
+	void		*edata;
+	unsigned long	func;
+	unsigned long	ret_ip;
+	int		dsize;
+	bool		is_return;
+};
+
+/*
+ * The record head: struct kprobe_trace_entry_head or
+ * kretprobe_trace_entry_head (the fentry and fexit heads are laid out
+ * the same).
+ */
+static nokprobe_inline size_t trace_probe_head_size(struct trace_probe_hit *h)
+{
+	return h->is_return ? sizeof(struct kretprobe_trace_entry_head) :
+			      sizeof(struct kprobe_trace_entry_head);
+}
+
+static nokprobe_inline int trace_probe_hit_dsize(struct trace_probe *tp,
+						 struct trace_probe_hit *h)
+{
+	if (h->dsize < 0)
+		h->dsize = __get_data_size(tp, h->regs, h->edata);
+	return h->dsize;
+}
+
+/* Fill @rec after its trace_entry: the head, then the arguments. */
+static nokprobe_inline void trace_probe_fill(struct trace_probe *tp,
+					     void *rec,
+					     struct trace_probe_hit *h)
+{
+	size_t head = trace_probe_head_size(h);
+
+	if (h->is_return) {
+		struct kretprobe_trace_entry_head *r = rec;
+
+		r->func = h->func;
+		r->ret_ip = h->ret_ip;
+	} else {
+		struct kprobe_trace_entry_head *e = rec;
+
+		e->ip = h->func;
+	}
+	store_trace_args(rec + head, tp, h->regs, h->edata, head, h->dsize);
+}
+
+static nokprobe_inline void trace_probe_to_rings(struct trace_probe *tp,
+						 struct trace_probe_hit *h)
+{
+	size_t head = trace_probe_head_size(h);
+	struct trace_event_buffer fbuffer;
+	struct event_file_link *link;
+	void *rec;
+
+	trace_probe_for_each_link_rcu(link, tp) {
+		if (trace_trigger_soft_disabled(link->file))
+			continue;
+		rec = trace_event_buffer_reserve(&fbuffer, link->file,
+						 head + tp->size +
+						 trace_probe_hit_dsize(tp, h));
+		if (!rec)
+			continue;
+		fbuffer.regs = h->regs;
+		trace_probe_fill(tp, rec, h);
+		trace_event_buffer_commit(&fbuffer);
+	}
+}
+
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * Feed this CPU's perf events of @tp's event; with @bpf, run the
+ * event's BPF programs first.
+ * Return: 1 if a BPF program moved an entry probe's ip
+ * (bpf_override_return()): the probed instruction must not run.
+ */
+static nokprobe_inline int trace_probe_to_perf(struct trace_probe *tp,
+					       struct trace_probe_hit *h,
+					       bool bpf)
+{
+	struct trace_event_call *call = trace_probe_event_call(tp);
+	struct hlist_head *list = this_cpu_ptr(call->perf_events);
+	size_t head = trace_probe_head_size(h);
+	int size, fixed, rctx;
+	void *rec;
+
+	if (bpf && bpf_prog_array_valid(call)) {
+		unsigned long ip = instruction_pointer(h->regs);
+		unsigned int keep = trace_call_bpf(call, h->regs);
+
+		if (!h->is_return && ip != instruction_pointer(h->regs))
+			return 1;
+		if (!keep)
+			return 0;
+	}
+	if (hlist_empty(list))
+		return 0;
+
+	/* perf puts a u32 size before the record; keep u64 alignment */
+	fixed = head + tp->size;
+	size = ALIGN(fixed + trace_probe_hit_dsize(tp, h) + sizeof(u32),
+		     sizeof(u64)) - sizeof(u32);
+	if (size > PERF_MAX_TRACE_SIZE)
+		return 0;	/* too many or too long strings for perf */
+	rec = perf_trace_buf_alloc(size, NULL, &rctx);
+	if (!rec)
+		return 0;
+	/*
+	 * The fixed part is written whole; a string may come out shorter
+	 * than measured: no stale bytes to user space behind it.
+	 */
+	memset(rec + fixed, 0, size - fixed);
+	trace_probe_fill(tp, rec, h);
+	perf_trace_buf_submit(rec, size, rctx, call->event.type, 1, h->regs,
+			      list, NULL);
+	return 0;
+}
+#else
+static nokprobe_inline int trace_probe_to_perf(struct trace_probe *tp,
+					       struct trace_probe_hit *h,
+					       bool bpf)
+{
+	return 0;
+}
+#endif
+
+/*
+ * Record one hit of @tp wherever its event is enabled; @bpf: also run
+ * the event's BPF programs (kprobe events).
+ * Return: as trace_probe_to_perf().
+ */
+static nokprobe_inline int trace_probe_record(struct trace_probe *tp,
+					      struct trace_probe_hit *h,
+					      bool bpf)
+{
+	unsigned int flags = trace_probe_load_flag(tp);
+	int ret = 0;
+
+	if (flags & TP_FLAG_TRACE)
+		trace_probe_to_rings(tp, h);
+	if (flags & TP_FLAG_PROFILE)
+		ret = trace_probe_to_perf(tp, h, bpf);
+	return ret;
+}
+
 #endif /* _KERNEL_TRACE_PROBE_TMPL_H */
