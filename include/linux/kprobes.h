@@ -525,11 +525,6 @@ void unregister_kprobe(struct kprobe *p);
 int register_kprobes(struct kprobe **kps, int num);
 void unregister_kprobes(struct kprobe **kps, int num);
 
-int register_kretprobe(struct kretprobe *rp);
-void unregister_kretprobe(struct kretprobe *rp);
-int register_kretprobes(struct kretprobe **rps, int num);
-void unregister_kretprobes(struct kretprobe **rps, int num);
-
 /* Return hooks of a dying task are rethook's business (rethook_flush_task()). */
 #define kprobe_flush_task(tk)	do {} while (0)
 
@@ -587,18 +582,6 @@ static inline int register_kprobes(struct kprobe **kps, int num)
 static inline void unregister_kprobe(struct kprobe *p) { }
 static inline void unregister_kprobes(struct kprobe **kps, int num) { }
 
-static inline int register_kretprobe(struct kretprobe *rp)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline int register_kretprobes(struct kretprobe **rps, int num)
-{
-	return -EOPNOTSUPP;
-}
-
-static inline void unregister_kretprobe(struct kretprobe *rp) { }
-static inline void unregister_kretprobes(struct kretprobe **rps, int num) { }
 static inline void kprobe_flush_task(struct task_struct *tk) { }
 static inline void kprobe_free_init_mem(void) { }
 static inline void kprobe_ftrace_kill(void) { }
@@ -624,6 +607,27 @@ static inline int kprobe_get_kallsym(unsigned int symnum, unsigned long *value,
 	return -ERANGE;
 }
 #endif /* CONFIG_KPROBES */
+
+/* Return probes need rethook (KRETPROBES); without, registering fails. */
+#ifdef CONFIG_KRETPROBES
+int register_kretprobe(struct kretprobe *rp);
+void unregister_kretprobe(struct kretprobe *rp);
+int register_kretprobes(struct kretprobe **rps, int num);
+void unregister_kretprobes(struct kretprobe **rps, int num);
+#else
+static inline int register_kretprobe(struct kretprobe *rp)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int register_kretprobes(struct kretprobe **rps, int num)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline void unregister_kretprobe(struct kretprobe *rp) { }
+static inline void unregister_kretprobes(struct kretprobe **rps, int num) { }
+#endif
 
 #ifdef CONFIG_JPROBES
 int register_jprobe(struct jprobe *jp);

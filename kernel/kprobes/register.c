@@ -755,27 +755,3 @@ void dump_kprobe(struct kprobe *kp)
 	       kp->symbol_name, kp->offset, kp->addr);
 }
 NOKPROBE_SYMBOL(dump_kprobe);
-
-#ifndef CONFIG_KRETPROBES
-int register_kretprobe(struct kretprobe *rp)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL_GPL(register_kretprobe);
-
-int register_kretprobes(struct kretprobe **rps, int num)
-{
-	return -EOPNOTSUPP;
-}
-EXPORT_SYMBOL_GPL(register_kretprobes);
-
-void unregister_kretprobe(struct kretprobe *rp)
-{
-}
-EXPORT_SYMBOL_GPL(unregister_kretprobe);
-
-void unregister_kretprobes(struct kretprobe **rps, int num)
-{
-}
-EXPORT_SYMBOL_GPL(unregister_kretprobes);
-#endif
