@@ -13,7 +13,8 @@
  * (the address -> site table), site.c (sites, their users and
  * handlers), arming.c (patching breakpoints and ftrace hooks in
  * batches), optimizer.c (jumps), kretprobe.c, jprobe.c, insn_slots.c,
- * blacklist.c, module.c, debugfs.c and init.c.
+ * blacklist.c, module.c, debugfs.c and init.c; the tests are in
+ * tests/.
  *
  * Lock order: kprobe_mutex -> cpus_read_lock -> jump_label_lock ->
  * text_mutex.  kprobe_mutex guards the registry, the site and user

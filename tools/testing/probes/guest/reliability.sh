@@ -68,7 +68,7 @@ log "reliability: start, kprobes/list has $(wc -l < $KPLIST) lines, slot pages $
 # --- 0. probes in a module that goes away ----------------------------
 
 # kprobes_gone_test probes kprobes_torture_target; each step is checked
-# in the kernel (see kernel/kprobes/kprobes_gone_test.c), the [GONE]
+# in the kernel (see kernel/kprobes/tests/kprobes_gone_test.c), the [GONE]
 # marks in kprobes/list here.
 GONE_STEP=/sys/module/kprobes_gone_test/parameters/step
 gone_step() {
