@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobe events: the commands.  A kprobe_events or dynamic_events line
+ * is parsed here into a kev_req, the kprobe_ev is made and installed by
+ * trace_kprobe.c.  The in-kernel command API of <linux/trace_events.h>,
+ * "kprobe_event=" on the kernel command line and the boot-time selftest
+ * drive the same path.  Locking as in trace_kprobe.c: commands run under
+ * dyn_event_ops_mutex (error_log) and take event_mutex to install.
+ */
+#define pr_fmt(fmt)	"trace_kprobe: " fmt
+
+#include "trace_kprobe_internal.h"
+#include "trace_kprobe_selftest.h"
+
+#include <asm/setup.h>	/* COMMAND_LINE_SIZE */
+
+/* ---- command parsing ---- */
+
+/*
+ * "p[:EV]" or "r[N][:EV]": the probe type, maxactive and where the event
+ * name starts.  Error positions are in argv[0] (log index 0).
+ */
+static int kev_parse_head(const char *head, struct kev_req *req)
+{
+	const char *digits = head + 1;
+	const char *colon = strchr(digits, ':');
+	char num[MAX_EVENT_NAME_LEN];
+	size_t len;
+
+	req->is_return = head[0] == 'r';
+	req->event = colon ? colon + 1 : NULL;
+	if (!isdigit(*digits))
+		return 0;
+
+	if (!req->is_return)
+		return tp_inval(1, BAD_MAXACT_TYPE);
+	len = colon ? colon - digits : strlen(digits);
+	if (len >= sizeof(num))
+		goto bad;
+	memcpy(num, digits, len);
+	num[len] = '\0';
+	if (kstrtouint(num, 0, &req->maxactive) || !req->maxactive)
+		goto bad;
+	/* the instances are preallocated; keep that reasonable */
+	if (req->maxactive > KEV_MAXACTIVE_LIMIT)
+		return tp_inval(1, MAXACT_TOO_BIG);
+	return 0;
+bad:
+	trace_probe_log_err(1, BAD_MAXACT);
+	return -EINVAL;
+}
+
+/*
+ * "ADDR" or "[MOD:]SYM[+OFFS][%return]": the probed place (argv[1]).
+ * Returns -ECANCELED for what looks like a uprobe ("PATH:OFFS").
+ */
+static int kev_parse_place(const char *arg, struct kev_req *req)
+{
+	unsigned long addr;
+	char *suffix;
+	int ret;
+
+	if (!kstrtoul(arg, 0, &addr)) {
+		req->addr = (void *)addr;
+		if (req->is_return)
+			req->argflags |= TPARG_FL_RETURN;
+		else if (!kprobe_on_func_entry(req->addr, NULL, 0))
+			req->argflags |= TPARG_FL_FENTRY;
+		return 0;
+	}
+
+	trace_probe_log_set_index(1);
+	if (strchr(arg, '/') && strchr(arg, ':'))
+		return -ECANCELED;
+
+	req->sym = kstrdup(arg, GFP_KERNEL);
+	if (!req->sym)
+		return -ENOMEM;
+
+	suffix = strchr(req->sym, '%');
+	if (suffix) {
+		if (strcmp(suffix, "%return"))
+			return tp_inval(suffix - req->sym, BAD_ADDR_SUFFIX);
+		*suffix = '\0';
+		req->is_return = true;
+	}
+
+	/* TODO: .init functions of modules */
+	if (traceprobe_split_symbol_offset(req->sym, &req->offs) ||
+	    req->offs < 0 || req->offs > UINT_MAX)
+		return tp_inval(0, BAD_PROBE_ADDR);
+
+	/*
+	 * An ambiguous symbol is a malformed request (-EINVAL); one that
+	 * does not exist is -ENOENT, as for an address in no text, an
+	 * fprobe event on an unknown function and the perf PMU.
+	 */
+	ret = kev_check_symbol(req->sym);
+	if (ret == -EADDRNOTAVAIL)
+		return tp_inval(0, NON_UNIQ_SYMBOL);
+	if (ret) {
+		trace_probe_log_err(0, BAD_PROBE_ADDR);
+		return -ENOENT;
+	}
+
+	/* -ENOENT (a module not loaded yet) is left to registration */
+	ret = kprobe_on_func_entry(NULL, req->sym, req->offs);
+	if (req->is_return) {
+		if (ret == -EINVAL)
+			return tp_inval(0, BAD_RETPROBE);
+		req->argflags |= TPARG_FL_RETURN;
+	} else if (!ret) {
+		req->argflags |= TPARG_FL_FENTRY;
+	}
+	return 0;
+}
+
+/* Log why kev_install() failed, unless it did already. */
+static void kev_log_install_error(int err)
+{
+	/* a registration error is about the probed place */
+	trace_probe_log_set_index(1);
+	switch (err) {
+	case -ENOMEM:
+	case -EEXIST:
+		break;
+	case -EILSEQ:
+		trace_probe_log_err(0, BAD_INSN_BNDRY);
+		break;
+	case -ENOENT:
+		trace_probe_log_err(0, BAD_PROBE_ADDR);
+		break;
+	default:
+		trace_probe_log_err(0, FAIL_REG_PROBE);
+		break;
+	}
+}
+
+/*
+ * Create one kprobe event from a split command; see the top of this file.
+ * Context: process, dyn_event_ops_mutex held.
+ */
+int kev_create_argv(int argc, const char *argv[])
+{
+	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL };
+	struct kev_req req = { .group = KPROBE_EVENT_SYSTEM };
+	struct kprobe_ev *kev = NULL;
+	char gbuf[MAX_EVENT_NAME_LEN];
+	char nbuf[MAX_EVENT_NAME_LEN];
+	char abuf[MAX_BTF_ARGS_LEN];
+	const char **xargv = NULL;
+	char *dbuf = NULL;
+	int i, xargc, ret;
+
+	if ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2)
+		return -ECANCELED;	/* not ours */
+
+	trace_probe_log_init("trace_kprobe", argc, argv);
+
+	ret = kev_parse_head(argv[0], &req);
+	if (!ret)
+		ret = kev_parse_place(argv[1], &req);
+	if (ret)
+		goto out;
+
+	trace_probe_log_set_index(0);
+	if (req.event) {
+		ret = traceprobe_parse_event_name(&req.event, &req.group, gbuf,
+						  req.event - argv[0]);
+		if (ret)
+			goto out;
+	}
+	if (!req.event) {
+		if (req.sym)
+			snprintf(nbuf, sizeof(nbuf), "%c_%s_%ld",
+				 req.is_return ? 'r' : 'p', req.sym, req.offs);
+		else
+			snprintf(nbuf, sizeof(nbuf), "%c_0x%p",
+				 req.is_return ? 'r' : 'p', req.addr);
+		sanitize_event_name(nbuf);
+		req.event = nbuf;
+	}
+
+	argc -= 2;
+	argv += 2;
+	ctx.flags |= req.argflags;
+	ctx.funcname = req.sym;
+	/* "$arg*" and friends may turn into several arguments */
+	xargv = traceprobe_expand_meta_args(argc, argv, &xargc, abuf,
+					    sizeof(abuf), &ctx);
+	ret = PTR_ERR_OR_ZERO(xargv);
+	if (ret) {
+		xargv = NULL;
+		goto out;
+	}
+	if (xargv) {
+		argv = xargv;
+		argc = xargc;
+	}
+	ret = argc > MAX_TRACE_ARGS ? -E2BIG :
+	      traceprobe_expand_dentry_args(argc, argv, &dbuf);
+	if (ret)
+		goto out;
+
+	kev = kev_alloc(&req, argc);
+	if (IS_ERR(kev)) {
+		ret = PTR_ERR(kev);
+		kev = NULL;
+		goto out;
+	}
+
+	for (i = 0; i < argc; i++) {
+		trace_probe_log_set_index(i + 2);
+		ctx.offset = 0;
+		ret = traceprobe_parse_probe_arg(&kev->tp, i, argv[i], &ctx);
+		if (ret)
+			goto out;
+	}
+	/* a return probe using entry values saves them at the entry */
+	if (kev->is_return && kev->tp.entry_arg) {
+		kev->krp.entry_handler = kev_save_entry;
+		kev->krp.data_size = traceprobe_get_entry_data_size(&kev->tp);
+	}
+
+	ret = traceprobe_set_print_fmt(&kev->tp, kev->is_return ?
+				       PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+	if (ret < 0)
+		goto out;
+
+	ret = kev_install(kev);
+	if (ret)
+		kev_log_install_error(ret);
+	else
+		kev = NULL;	/* published */
+out:
+	traceprobe_finish_parse(&ctx);
+	trace_probe_log_clear();
+	kev_free(kev);
+	kfree(xargv);
+	kfree(req.sym);
+	kfree(dbuf);
+	return ret;
+}
+
+/* Run one kprobe_events command: "-:..." deletes, anything else creates. */
+int kev_command(const char *cmd)
+{
+	int ret = *cmd == '-' ? dyn_event_release(cmd, &kev_dyn_ops) :
+				dyn_event_create(cmd, &kev_dyn_ops);
+
+	/* -ECANCELED: the command is no kprobe command at all */
+	return ret == -ECANCELED ? -EINVAL : ret;
+}
+
+/* ---- in-kernel command API (trace_events.h) ---- */
+
+static int kev_run_cmd(struct dynevent_cmd *cmd)
+{
+	return kev_command(cmd->seq.buffer);
+}
+
+/**
+ * kprobe_event_cmd_init - prepare a command that creates a kprobe event
+ * @cmd: the command to prepare
+ * @buf: the buffer the command text is built in
+ * @maxlen: size of @buf
+ *
+ * Call this first, then kprobe_event_gen_cmd_start() (or
+ * kretprobe_event_gen_cmd_start()), optionally kprobe_event_add_fields(),
+ * and finally kprobe_event_gen_cmd_end() to create the event.
+ * Context: any.
+ */
+void kprobe_event_cmd_init(struct dynevent_cmd *cmd, char *buf, int maxlen)
+{
+	dynevent_cmd_init(cmd, buf, maxlen, DYNEVENT_TYPE_KPROBE, kev_run_cmd);
+}
+EXPORT_SYMBOL_GPL(kprobe_event_cmd_init);
+
+/* Append one word to @cmd. */
+static int kev_cmd_add_word(struct dynevent_cmd *cmd, const char *word)
+{
+	struct dynevent_arg arg;
+
+	dynevent_arg_init(&arg, 0);
+	arg.str = word;
+	return dynevent_arg_add(cmd, &arg, NULL);
+}
+
+/* Append the NULL-terminated fetch arguments @fields to @cmd. */
+static int kev_cmd_add_fields(struct dynevent_cmd *cmd, va_list fields)
+{
+	const char *field;
+	int ret = 0;
+
+	while (!ret && (field = va_arg(fields, const char *)))
+		ret = ++cmd->n_fields > MAX_TRACE_ARGS ? -EINVAL :
+		      kev_cmd_add_word(cmd, field);
+	return ret;
+}
+
+/**
+ * __kprobe_event_gen_cmd_start - start a kprobe event command
+ * @cmd: a command prepared by kprobe_event_cmd_init()
+ * @kretprobe: create a return probe ("r") rather than a kprobe ("p")
+ * @name: the event name; the group is "kprobes"
+ * @loc: the probed place, "[MOD:]SYM[+OFFS]" or an address
+ * @...: fetch arguments (strings), terminated by NULL
+ *
+ * Use the kprobe_event_gen_cmd_start() and kretprobe_event_gen_cmd_start()
+ * macros, which add the terminating NULL.  More arguments can follow
+ * with kprobe_event_add_fields().
+ * Context: any.
+ *
+ * Return: 0, or -EINVAL for a wrong @cmd, a NULL @loc or more than
+ * MAX_TRACE_ARGS arguments, or -E2BIG if the command buffer is full.
+ */
+int __kprobe_event_gen_cmd_start(struct dynevent_cmd *cmd, bool kretprobe,
+				 const char *name, const char *loc, ...)
+{
+	char head[MAX_EVENT_NAME_LEN];
+	va_list fields;
+	int ret;
+
+	if (cmd->type != DYNEVENT_TYPE_KPROBE || !loc)
+		return -EINVAL;
+
+	snprintf(head, sizeof(head), "%c:%s/%s", kretprobe ? 'r' : 'p',
+		 KPROBE_EVENT_SYSTEM, name);
+	ret = dynevent_str_add(cmd, head);
+	if (!ret)
+		ret = kev_cmd_add_word(cmd, loc);
+	if (!ret) {
+		va_start(fields, loc);
+		ret = kev_cmd_add_fields(cmd, fields);
+		va_end(fields);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__kprobe_event_gen_cmd_start);
+
+/**
+ * __kprobe_event_add_fields - add fetch arguments to a kprobe event command
+ * @cmd: a command started with __kprobe_event_gen_cmd_start()
+ * @...: fetch arguments (strings), terminated by NULL
+ *
+ * Use the kprobe_event_add_fields() macro, which adds the terminating
+ * NULL.  The arguments are appended in order.
+ * Context: any.
+ *
+ * Return: 0, or -EINVAL for a wrong @cmd or more than MAX_TRACE_ARGS
+ * arguments in all, or -E2BIG if the command buffer is full.
+ */
+int __kprobe_event_add_fields(struct dynevent_cmd *cmd, ...)
+{
+	va_list fields;
+	int ret;
+
+	if (cmd->type != DYNEVENT_TYPE_KPROBE)
+		return -EINVAL;
+
+	va_start(fields, cmd);
+	ret = kev_cmd_add_fields(cmd, fields);
+	va_end(fields);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(__kprobe_event_add_fields);
+
+/**
+ * kprobe_event_delete - delete a kprobe event
+ * @name: the event, as "EVENT" or "GROUP/EVENT"
+ *
+ * Context: process, may sleep; takes event_mutex.
+ *
+ * Return: 0, -ENOENT if there is no such event, -EBUSY if it is in use.
+ */
+int kprobe_event_delete(const char *name)
+{
+	char cmd[MAX_EVENT_NAME_LEN];
+
+	snprintf(cmd, sizeof(cmd), "-:%s", name);
+	return kev_command(cmd);
+}
+EXPORT_SYMBOL_GPL(kprobe_event_delete);
+
+/* ---- boot time ---- */
+
+/* "kprobe_event=CMD[;CMD...]", commas standing for spaces */
+static char kev_boot_cmds[COMMAND_LINE_SIZE] __initdata;
+
+static int __init kev_boot_param(char *str)
+{
+	strscpy(kev_boot_cmds, str, sizeof(kev_boot_cmds));
+	disable_tracing_selftest("running kprobe events");
+	return 1;
+}
+__setup("kprobe_event=", kev_boot_param);
+
+void __init kev_boot_events(void)
+{
+	struct trace_array *tr = top_trace_array();
+	struct trace_event_file *file;
+	char *rest = kev_boot_cmds, *cmd;
+	int ret;
+
+	strreplace(kev_boot_cmds, ',', ' ');
+	while ((cmd = strsep(&rest, ";"))) {
+		if (!*cmd)
+			continue;
+		ret = kev_command(cmd);
+		if (ret)
+			pr_warn("Failed to add event(%d): %s\n", ret, cmd);
+	}
+
+	/* kprobe events defined so far record from the start */
+	if (!tr)
+		return;
+	guard(mutex)(&event_mutex);
+	list_for_each_entry(file, &tr->events, list)
+		if (file->event_call->class->reg == kev_reg)
+			trace_event_enable_disable(file, 1, 0);
+}
+
+#ifdef CONFIG_FTRACE_STARTUP_TEST
+/*
+ * Boot-time selftest: an entry probe and a return probe on
+ * kprobe_trace_selftest_target() must each hit once per call.  Runs
+ * alone at late_initcall, so it drives the events without event_mutex.
+ */
+static struct {
+	const char *cmd;
+	const char *name;
+} kev_selftests[] __initdata = {
+	{ "p:testprobe kprobe_trace_selftest_target $stack $stack0 +0($stack)",
+	  "testprobe" },
+	{ "r:testprobe2 kprobe_trace_selftest_target $retval", "testprobe2" },
+};
+
+static __init struct trace_event_file *kev_selftest_file(const char *name)
+{
+	struct trace_array *tr = top_trace_array();
+	struct trace_event_file *file;
+	struct kprobe_ev *kev;
+
+	kev = kev_find(name, KPROBE_EVENT_SYSTEM);
+	if (!kev || !tr)
+		return NULL;
+	list_for_each_entry(file, &tr->events, list)
+		if (file->event_call == trace_probe_event_call(&kev->tp))
+			return file;
+	return NULL;
+}
+
+static __init int kev_selftest(void)
+{
+	typeof(&kprobe_trace_selftest_target) target;
+	struct trace_event_file *file;
+	int i, bad = 0;
+
+	if (tracing_is_disabled())
+		return -ENODEV;
+	if (tracing_selftest_disabled)
+		return 0;
+
+	pr_info("Testing kprobe tracing: ");
+
+	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
+		file = NULL;
+		if (!kev_command(kev_selftests[i].cmd))
+			file = kev_selftest_file(kev_selftests[i].name);
+		if (WARN_ONCE(!file, "error on creating probe %s.",
+			      kev_selftests[i].name))
+			bad++;
+		else
+			kev_event_enable(file->event_call, file);
+	}
+	if (bad)
+		goto done;
+
+	/* the result keeps the compiler from dropping the call */
+	target = kprobe_trace_selftest_target;
+	if (target(1, 2, 3, 4, 5, 6) != 21)
+		bad++;
+
+	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
+		file = kev_selftest_file(kev_selftests[i].name);
+		if (WARN_ONCE(!file, "error on getting probe %s.",
+			      kev_selftests[i].name)) {
+			bad++;
+			continue;
+		}
+		if (WARN_ONCE(kev_hit_count(kev_of_call(file->event_call)) != 1,
+			      "incorrect number of %s hits.",
+			      kev_selftests[i].name))
+			bad++;
+		kev_event_disable(file->event_call, file);
+	}
+
+	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
+		char cmd[MAX_EVENT_NAME_LEN];
+
+		snprintf(cmd, sizeof(cmd), "-:%s", kev_selftests[i].name);
+		if (WARN_ONCE(kev_command(cmd), "error on deleting a probe."))
+			bad++;
+	}
+done:
+	/* the optimizer must not touch probes in freed __init text */
+	wait_for_kprobe_optimizer();
+	if (bad)
+		pr_cont("NG: Some tests are failed. Please check them.\n");
+	else
+		pr_cont("OK\n");
+	return 0;
+}
+late_initcall(kev_selftest);
+#endif /* CONFIG_FTRACE_STARTUP_TEST */
