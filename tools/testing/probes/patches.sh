@@ -24,6 +24,8 @@ folds=$here/series-folds
 # Lines that a commit added before the file they need existed: each is
 # kept out of the series until the patch that adds that file.
 holds=$here/series-holds
+# Subjects the series shows instead of the history's (see the file).
+subjects=$here/series-subjects
 version=$(cat "$build/base-version")
 
 git -C "$base" worktree prune
@@ -78,6 +80,11 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 		continue
 	fi
 	msg=$(git -C "$repo" log -1 --format=%B "$c")
+	# A subject mapped in series-subjects: the series shows the new one.
+	if [ -f "$subjects" ]; then
+		mapped=$(awk -F'\t' -v s="$subject" '!/^#/ && $1 == s { print $2; exit }' "$subjects")
+		[ -n "$mapped" ] && msg=$(printf '%s\n%s' "$mapped" "$(printf '%s\n' "$msg" | tail -n +2)")
+	fi
 	author=$(git -C "$repo" log -1 --format='%an <%ae>' "$c")
 	date=$(git -C "$repo" log -1 --format=%aD "$c")
 	echo "$msg" | grep -q '^Signed-off-by:' ||
