@@ -101,11 +101,11 @@ if [ "$count" = 0 ]; then
 fi
 cover=$(mktemp)
 {
-	echo "probes: our own kprobes, kretprobes, fprobe and probe events for $version"
+	echo "probes: a new kprobes, kretprobes, rethook, fprobe and probe events for $version"
 	echo
-	echo "This series replaces the probe subsystem of Linux $version with our"
-	echo "own implementation, layer by layer.  It applies to the untouched"
-	echo "base tree (Debian linux-source-6.12, $version)."
+	echo "This series replaces the probe subsystem of Linux $version with a new"
+	echo "implementation, layer by layer.  It applies to the untouched base"
+	echo "tree (Debian linux-source-6.12, $version)."
 	echo
 	for tap in "$build"/results/*.tap; do
 		[ -f "$tap" ] || continue

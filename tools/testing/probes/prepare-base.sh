@@ -35,7 +35,7 @@ if [ ! -f "$base/.probes-base-ready" ]; then
 fi
 
 cd "$base"
-version=$(make -s kernelversion 2>/dev/null)
+version=$(make -s --no-print-directory kernelversion 2>/dev/null)
 echo "$version" > "$build/base-version"
 
 if [ ! -d "$src/.git" ] && [ ! -f "$src/.git" ]; then
