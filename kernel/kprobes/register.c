@@ -161,31 +161,9 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 	p->nmissed = 0;
 	p->opcode = kp->opcode;
 	p->ainsn = kp->ainsn;
-	list_add_tail_rcu(&p->list, &s->users);
-	s->nr_users++;
+	kprobe_site_join(s, p);
 	r->attached = true;
 	return 0;
-}
-
-/*
- * Take @p off its site @s.  Returns whether it was live.
- * Context: kprobe_mutex held.
- */
-static bool kprobe_detach(struct kprobe *p, struct kprobe_site *s)
-{
-	bool live = !kprobe_disabled(p);
-
-	lockdep_assert_held(&kprobe_mutex);
-	list_del_rcu(&p->list);
-	s->nr_users--;
-	if (live)
-		s->nr_live--;
-	if (!s->nr_live)
-		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
-	kprobe_site_update_solo(s);
-	if (p->post_handler)
-		kprobe_site_update_post(s);
-	return live;
 }
 
 /*
@@ -398,16 +376,11 @@ int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 	for (i = 0; i < num; i++) {
 		struct kprobe_site *s = kprobe_user_site(kps[i]);
 
-		if (!r[i].enable)
-			continue;
-		WRITE_ONCE(kps[i]->flags, kps[i]->flags & ~KPROBE_FLAG_DISABLED);
-		s->nr_live++;
-		site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
+		if (r[i].enable)
+			kprobe_site_user_on(s, kps[i]);
 	}
-	for (i = 0; i < n; i++) {
-		kprobe_site_update_solo(sites[i]);
+	for (i = 0; i < n; i++)
 		kprobe_opt_try(sites[i]);
-	}
 	goto unlock;
 
 rollback:
@@ -417,7 +390,7 @@ rollback:
 		if (!r[i].attached)
 			continue;
 		s = kprobe_user_site(kps[i]);
-		kprobe_detach(kps[i], s);
+		kprobe_site_leave(s, kps[i]);
 		sites[n++] = s;
 	}
 	n = unique_sites(sites, n);
@@ -472,7 +445,7 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 
 		if (!s)
 			continue;
-		kprobe_detach(kps[i], s);
+		kprobe_site_leave(s, kps[i]);
 		if (!sites) {
 			/* No memory for a batch: finish this site alone. */
 			if (s->armed && !site_wants_arm(s))
@@ -664,14 +637,8 @@ int disable_kprobe(struct kprobe *kp)
 	if (!s) {
 		ret = -EINVAL;
 	} else if (!kprobe_disabled(kp)) {
-		WRITE_ONCE(kp->flags, kp->flags | KPROBE_FLAG_DISABLED);
-		s->nr_live--;
-		kprobe_site_update_solo(s);
-		if (!s->nr_live) {
-			site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
-			if (s->armed)
-				kprobe_disarm_sites(&s, 1, false);
-		}
+		if (kprobe_site_user_off(s, kp) && s->armed)
+			kprobe_disarm_sites(&s, 1, false);
 	}
 	mutex_unlock(&kprobe_mutex);
 	return ret;
@@ -704,10 +671,7 @@ int enable_kprobe(struct kprobe *kp)
 		if (ret)
 			goto out;
 	}
-	WRITE_ONCE(kp->flags, kp->flags & ~KPROBE_FLAG_DISABLED);
-	s->nr_live++;
-	site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
-	kprobe_site_update_solo(s);
+	kprobe_site_user_on(s, kp);
 	kprobe_opt_try(s);
 out:
 	mutex_unlock(&kprobe_mutex);
@@ -723,7 +687,7 @@ EXPORT_SYMBOL_GPL(enable_kprobe);
  */
 void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed)
 {
-	struct kprobe *u, *kp = site_kp(s);
+	struct kprobe *kp = site_kp(s);
 
 	lockdep_assert_held(&kprobe_mutex);
 	if (site_gone(s))
@@ -732,11 +696,7 @@ void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed)
 		kprobe_disarm_sites(&s, 1, true);
 	kprobe_opt_kill(s);
 	s->armed = false;
-	kp->flags |= KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED;
-	list_for_each_entry(u, &s->users, list)
-		WRITE_ONCE(u->flags, u->flags | KPROBE_FLAG_GONE);
-	s->nr_live = 0;
-	kprobe_site_update_solo(s);
+	kprobe_site_users_gone(s);
 	WRITE_ONCE(kp->post_handler, NULL);
 	arch_remove_kprobe(kp);
 	if (!s->nr_users)

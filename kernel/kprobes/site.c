@@ -201,6 +201,81 @@ void kprobe_busy_end(void)
 NOKPROBE_SYMBOL(kprobe_busy_end);
 
 /*
+ * The state a site keeps about its users: the user list, @nr_users,
+ * @nr_live, the site's own DISABLED flag (set while no user is live) and
+ * the lone-user shortcut.  Only the helpers below change it, so the
+ * four always agree.  A user's own DISABLED flag is the caller's: it
+ * means "registered disabled" to registration and must survive
+ * unregistration.  Context of all four: kprobe_mutex held.
+ */
+
+/* @p joins the users of @s, not live yet. */
+void kprobe_site_join(struct kprobe_site *s, struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	list_add_tail_rcu(&p->list, &s->users);
+	s->nr_users++;
+}
+
+/*
+ * @p leaves the users of @s.  Hits already running may still walk past
+ * it until a grace period has passed.  Returns whether it was live.
+ */
+bool kprobe_site_leave(struct kprobe_site *s, struct kprobe *p)
+{
+	bool live = !kprobe_disabled(p);
+
+	lockdep_assert_held(&kprobe_mutex);
+	list_del_rcu(&p->list);
+	s->nr_users--;
+	if (live)
+		s->nr_live--;
+	if (!s->nr_live)
+		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+	kprobe_site_update_solo(s);
+	if (p->post_handler)
+		kprobe_site_update_post(s);
+	return live;
+}
+
+/* A user of @s that was not live starts firing. */
+void kprobe_site_user_on(struct kprobe_site *s, struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_DISABLED);
+	s->nr_live++;
+	site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
+	kprobe_site_update_solo(s);
+}
+
+/*
+ * A live user of @s stops firing but stays registered.  Returns true
+ * when that leaves @s without a live user (the caller disarms it).
+ */
+bool kprobe_site_user_off(struct kprobe_site *s, struct kprobe *p)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
+	if (!--s->nr_live)
+		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+	kprobe_site_update_solo(s);
+	return !s->nr_live;
+}
+
+/* The code under @s went away: no user of it can fire again. */
+void kprobe_site_users_gone(struct kprobe_site *s)
+{
+	struct kprobe *u;
+
+	lockdep_assert_held(&kprobe_mutex);
+	site_kp(s)->flags |= KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED;
+	list_for_each_entry(u, &s->users, list)
+		WRITE_ONCE(u->flags, u->flags | KPROBE_FLAG_GONE);
+	s->nr_live = 0;
+	kprobe_site_update_solo(s);
+}
+
+/*
  * Sites come from their own cache: at 192 bytes (x86_64 with optprobes)
  * a kmalloc() would round each up to 256.
  */
