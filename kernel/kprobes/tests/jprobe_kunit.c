@@ -735,6 +735,12 @@ static int hammer(void *unused)
 
 #define HAMMER_ROUNDS	10
 
+/* Stops the caller however the case ends, a failed assertion included. */
+static void stop_hammer(void *tsk)
+{
+	kthread_stop(tsk);
+}
+
 static void unregister_while_the_target_is_called(struct kunit *test)
 {
 	struct jprobe jp = {
@@ -755,6 +761,8 @@ static void unregister_while_the_target_is_called(struct kunit *test)
 	else
 		kunit_info(test, "one CPU: the caller runs interleaved\n");
 	wake_up_process(tsk);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, stop_hammer, tsk),
+			0);
 
 	for (round = 0; round < HAMMER_ROUNDS; round++) {
 		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
@@ -770,7 +778,7 @@ static void unregister_while_the_target_is_called(struct kunit *test)
 		after = atomic_read(&hammer_hits);
 		KUNIT_EXPECT_EQ(test, before, after);
 	}
-	kthread_stop(tsk);
+	kunit_release_action(test, stop_hammer, tsk);
 	KUNIT_EXPECT_EQ(test, atomic_read(&hammer_bad), 0);
 	KUNIT_EXPECT_GE(test, atomic_read(&hammer_hits), 10 * HAMMER_ROUNDS);
 }
