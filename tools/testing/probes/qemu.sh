@@ -129,6 +129,11 @@ on_timeout() {
 	else
 		echo "# after the dump the guest printed nothing more" >> "$log.vcpus"
 	fi
+	# A second look: did the PCs and jiffies move?
+	{
+		echo "# $(date -u '+%F %T') UTC, ${HANG_GRACE:-60}s later: every vCPU again"
+		"$here/vcpu-dump.sh" "$arch" "$sock_dir/gdb" "$vmlinux"
+	} >> "$log.vcpus" 2>&1
 	kill -TERM "$qpid" 2>/dev/null
 	sleep 5
 	kill -KILL "$qpid" 2>/dev/null

@@ -272,7 +272,8 @@ else
 	# A time-out: what each vCPU was doing (qemu.sh, vcpu-dump.sh), the
 	# PC and the newest kernel text on its stack.
 	if [ -s "$log.vcpus" ]; then
-		awk '/^=== vCPU/ { n = 0; print; next }
+		awk '/^# .*UTC/ || /^jiffies =/ { print; next }
+		     /^=== vCPU/ { n = 0; print; next }
 		     /^(rip|pc) / { print "  " $1 " " $NF; next }
 		     /^    \[sp/ && n++ < 12 { print }
 		     /^# after the dump/ { print }' "$log.vcpus" |

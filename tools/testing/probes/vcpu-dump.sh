@@ -48,6 +48,15 @@ def text_symbol(addr):
         return None
     return name
 
+# With a periodic tick only one CPU advances jiffies: if it is stuck with
+# interrupts off, jiffies stands still and so does every watchdog that
+# counts in jiffies (RELIABILITY.md, finding 18).
+for var, ctype in (("jiffies", "unsigned long"), ("tick_do_timer_cpu", "int")):
+    try:
+        print("%s = %d" % (var, int(gdb.parse_and_eval("*(%s *)&%s" % (ctype, var)))))
+    except gdb.error as e:
+        print("%s: %s" % (var, e))
+
 for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
     t.switch()
     print("=== vCPU %d" % (t.num - 1))
