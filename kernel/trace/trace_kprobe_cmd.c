@@ -461,8 +461,6 @@ static __init int kev_selftest(void)
 	if (tracing_selftest_disabled)
 		return 0;
 
-	pr_info("Testing kprobe tracing: ");
-
 	for (i = 0; i < ARRAY_SIZE(kev_selftests); i++) {
 		file = NULL;
 		if (!kev_command(kev_selftests[i].cmd))
@@ -505,10 +503,8 @@ static __init int kev_selftest(void)
 done:
 	/* the optimizer must not touch probes in freed __init text */
 	wait_for_kprobe_optimizer();
-	if (bad)
-		pr_cont("NG: Some tests are failed. Please check them.\n");
-	else
-		pr_cont("OK\n");
+	pr_info("Testing kprobe tracing: %s\n",
+		bad ? "NG: Some tests are failed. Please check them." : "OK");
 	return 0;
 }
 late_initcall(kev_selftest);
