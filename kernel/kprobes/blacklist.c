@@ -159,21 +159,31 @@ bool kprobe_jump_label_reserved(unsigned long start, unsigned long end)
  * not kernel text, or -ENOMEM.
  * Context: boot, or kprobe_mutex held.
  */
+/* Append [@start, @end) to the blacklist.  Context: as below. */
+static int blacklist_append(unsigned long start, unsigned long end)
+{
+	struct kprobe_blacklist_entry *ent = kmalloc(sizeof(*ent), GFP_KERNEL);
+
+	if (!ent)
+		return -ENOMEM;
+	*ent = (struct kprobe_blacklist_entry){
+		.start_addr = start,
+		.end_addr = end,
+	};
+	list_add_tail_rcu(&ent->list, &kprobe_blacklist);
+	return 0;
+}
+
 int kprobe_add_ksym_blacklist(unsigned long entry)
 {
-	struct kprobe_blacklist_entry *ent;
-	unsigned long size = 0, offset = 0;
+	unsigned long size, offset;
+	int ret;
 
 	if (!kernel_text_address(entry) ||
 	    !kallsyms_lookup_size_offset(entry, &size, &offset))
 		return -EINVAL;
-	ent = kmalloc(sizeof(*ent), GFP_KERNEL);
-	if (!ent)
-		return -ENOMEM;
-	ent->start_addr = entry;
-	ent->end_addr = entry + size;
-	list_add_tail_rcu(&ent->list, &kprobe_blacklist);
-	return size;
+	ret = blacklist_append(entry, entry + size);
+	return ret ? ret : size;
 }
 
 /**
