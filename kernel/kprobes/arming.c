@@ -29,15 +29,23 @@ static int cmp_kprobe_addr(const void *a, const void *b)
 #ifdef CONFIG_KPROBES_ON_FTRACE
 bool kprobe_ftrace_disabled;
 
+/*
+ * Where ftrace can save a full pt_regs (DYNAMIC_FTRACE_WITH_REGS), the
+ * handler gets them; otherwise it builds them from ftrace_regs
+ * (DYNAMIC_FTRACE_WITH_ARGS, as on arm64).
+ */
+#define KPROBE_FOPS_REGS \
+	(IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_REGS) ? FTRACE_OPS_FL_SAVE_REGS : 0)
+
 static struct ftrace_ops kprobe_fops_plain __read_mostly = {
 	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS,
+	.flags = KPROBE_FOPS_REGS,
 };
 
-/* Sites with a post_handler move regs->ip around the callback. */
+/* Sites with a post_handler move the pc around the callback. */
 static struct ftrace_ops kprobe_fops_ipmodify __read_mostly = {
 	.func = kprobe_ftrace_handler,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+	.flags = KPROBE_FOPS_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
 /* Sites armed on each ops; the ops is registered while non-zero. */
