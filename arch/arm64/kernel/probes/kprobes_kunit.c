@@ -12,9 +12,21 @@
  * and must return the same values, with the pre_handler (and the
  * post_handler) called once per run.  The refused classes must be
  * refused with -EOPNOTSUPP, a misaligned address with -EILSEQ.
+ *
+ * Function entries: a probe on a C function's start goes on its ftrace
+ * call site and is armed through ftrace (CONFIG_KPROBES_ON_FTRACE); one
+ * on an assembly function's first instruction is a BRK.  Both are
+ * called from kpa_call_probed(), which knows what x0-x8, x29, x30 and sp
+ * hold at the entry, and the handlers must see exactly that on either
+ * path; the ftrace path must also carry post_handlers, redirection,
+ * changed arguments, kretprobes and jprobes, and survive being
+ * unregistered while another CPU calls the function.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/limits.h>
 
 #include "kprobes_kunit.h"
@@ -213,12 +225,318 @@ static void kpa_test_after_exclusive(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+/* Function entries, through a BRK and through ftrace. */
+
+/* A C function, so that it has an ftrace call site. */
+noinline long kpa_ftrace_entry(long a, long b)
+{
+	return a * 3 + b;
+}
+
+/* Called through a pointer the compiler cannot see through: no inlining. */
+static long kpa_ftrace_fn(long a, long b)
+{
+	long (*fn)(long a, long b) = kpa_ftrace_entry;
+
+	OPTIMIZER_HIDE_VAR(fn);
+	return fn(a, b);
+}
+
+static struct {
+	struct kpa_expect want;
+	struct pt_regs pre, post;
+	unsigned int npre, npost;
+} kpa_seen;
+
+static int kpa_seen_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	kpa_seen.pre = *regs;
+	kpa_seen.npre++;
+	return 0;
+}
+
+static void kpa_seen_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+	kpa_seen.post = *regs;
+	kpa_seen.npost++;
+}
+
+/* The registers of the handlers' contract, as kpa_call_probed() set them. */
+static void kpa_check_entry_regs(struct kunit *test, const struct pt_regs *regs,
+				 unsigned long pc, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i <= 8; i++)
+		KUNIT_EXPECT_EQ_MSG(test, regs->regs[i], (u64)KPA_REG(i),
+				    "%s: x%u", path, i);
+	KUNIT_EXPECT_EQ_MSG(test, regs->regs[29], kpa_seen.want.fp, "%s: fp",
+			    path);
+	KUNIT_EXPECT_EQ_MSG(test, regs->regs[30], kpa_seen.want.lr, "%s: lr",
+			    path);
+	KUNIT_EXPECT_EQ_MSG(test, regs->sp, kpa_seen.want.sp, "%s: sp", path);
+	KUNIT_EXPECT_EQ_MSG(test, regs->pc, (u64)pc, "%s: pc", path);
+	KUNIT_EXPECT_EQ_MSG(test, regs->pstate & PSR_MODE_MASK,
+			    (u64)PSR_MODE_EL1h, "%s: pstate", path);
+}
+
+static void kpa_skip_without_ftrace(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
+		kunit_skip(test, "no CONFIG_KPROBES_ON_FTRACE");
+	if (!ftrace_location((unsigned long)kpa_ftrace_entry))
+		kunit_skip(test, "kpa_ftrace_entry has no ftrace call site");
+}
+
+/* Handlers at an entry see the same registers on both paths. */
+static void kpa_test_entry_regs(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpa_brk_entry",
+		.pre_handler = kpa_seen_pre,
+		.post_handler = kpa_seen_post,
+	};
+	unsigned long site;
+	long ret;
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)kp.addr, (void *)kpa_brk_entry);
+	KUNIT_EXPECT_FALSE(test, kp.flags & KPROBE_FLAG_FTRACE);
+	memset(&kpa_seen, 0, sizeof(kpa_seen));
+	ret = kpa_call_probed(kpa_brk_entry, &kpa_seen.want);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, (long)(KPA_REG(0) + KPA_REG(1)));
+	KUNIT_ASSERT_EQ(test, kpa_seen.npre, 1);
+	kpa_check_entry_regs(test, &kpa_seen.pre, (unsigned long)kp.addr,
+			     "BRK");
+
+	kpa_skip_without_ftrace(test);
+	site = ftrace_location((unsigned long)kpa_ftrace_entry);
+	kp = (struct kprobe){
+		.symbol_name = "kpa_ftrace_entry",
+		.pre_handler = kpa_seen_pre,
+		.post_handler = kpa_seen_post,
+	};
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, site);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_FTRACE);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_ON_FUNC_ENTRY);
+	memset(&kpa_seen, 0, sizeof(kpa_seen));
+	ret = kpa_call_probed(kpa_ftrace_entry, &kpa_seen.want);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, (long)(KPA_REG(0) * 3 + KPA_REG(1)));
+	KUNIT_ASSERT_EQ(test, kpa_seen.npre, 1);
+	KUNIT_ASSERT_EQ(test, kpa_seen.npost, 1);
+	kpa_check_entry_regs(test, &kpa_seen.pre, site, "ftrace pre");
+	/* The mov before the site has copied the link register. */
+	KUNIT_EXPECT_EQ(test, kpa_seen.pre.regs[9], kpa_seen.want.lr);
+	kpa_check_entry_regs(test, &kpa_seen.post, site + AARCH64_INSN_SIZE,
+			     "ftrace post");
+
+	/* The site's own offset names the same probe; the mov does not. */
+	kp = (struct kprobe){
+		.symbol_name = "kpa_ftrace_entry",
+		.offset = site - (unsigned long)kpa_ftrace_entry,
+		.pre_handler = kpa_seen_pre,
+	};
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, (unsigned long)kp.addr, site);
+	KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_FTRACE);
+	unregister_kprobe(&kp);
+}
+
+static int kpa_change_args(struct kprobe *p, struct pt_regs *regs)
+{
+	regs->regs[1] = 100;
+	return 0;
+}
+
+/* Return 42 from the probed function without running it. */
+static int kpa_override(struct kprobe *p, struct pt_regs *regs)
+{
+	regs->regs[0] = 42;
+	instruction_pointer_set(regs, procedure_link_pointer(regs));
+	return 1;
+}
+
+/* What a handler writes to the registers takes effect on the ftrace path. */
+static void kpa_test_ftrace_writes(struct kunit *test)
+{
+	struct kprobe kp = {
+		.symbol_name = "kpa_ftrace_entry",
+		.pre_handler = kpa_change_args,
+	};
+
+	kpa_skip_without_ftrace(test);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpa_ftrace_fn(1, 2), 103L);
+	unregister_kprobe(&kp);
+
+	kp = (struct kprobe){
+		.symbol_name = "kpa_ftrace_entry",
+		.pre_handler = kpa_override,
+	};
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpa_ftrace_fn(1, 2), 42L);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpa_ftrace_fn(1, 2), 5L);
+}
+
+static struct {
+	long arg0, retval;
+	unsigned int entries, returns;
+} kpa_rp_seen;
+
+static int kpa_rp_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kpa_rp_seen.arg0 = regs->regs[0];
+	kpa_rp_seen.entries++;
+	return 0;
+}
+
+static int kpa_rp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	kpa_rp_seen.retval = regs_return_value(regs);
+	kpa_rp_seen.returns++;
+	return 0;
+}
+
+#ifdef CONFIG_JPROBES
+static long kpa_jp_args[2];
+
+static long kpa_jp_handler(long a, long b)
+{
+	kpa_jp_args[0] = a;
+	kpa_jp_args[1] = b;
+	return 0;
+}
+#endif
+
+/* kretprobes and jprobes at an ftrace entry ride the ftrace path. */
+static void kpa_test_ftrace_users(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.symbol_name = "kpa_ftrace_entry",
+		.entry_handler = kpa_rp_entry,
+		.handler = kpa_rp_ret,
+	};
+
+	kpa_skip_without_ftrace(test);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	KUNIT_EXPECT_TRUE(test, rp.kp.flags & KPROBE_FLAG_FTRACE);
+	memset(&kpa_rp_seen, 0, sizeof(kpa_rp_seen));
+	KUNIT_EXPECT_EQ(test, kpa_ftrace_fn(5, 6), 21L);
+	KUNIT_EXPECT_EQ(test, kpa_ftrace_fn(7, 1), 22L);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, kpa_rp_seen.entries, 2);
+	KUNIT_EXPECT_EQ(test, kpa_rp_seen.returns, 2);
+	KUNIT_EXPECT_EQ(test, kpa_rp_seen.arg0, 7L);
+	KUNIT_EXPECT_EQ(test, kpa_rp_seen.retval, 22L);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+
+#ifdef CONFIG_JPROBES
+	{
+		struct jprobe jp = {
+			.kp.symbol_name = "kpa_ftrace_entry",
+			.entry = JPROBE_ENTRY(kpa_jp_handler),
+		};
+
+		KUNIT_ASSERT_EQ(test, register_jprobe(&jp), 0);
+		KUNIT_EXPECT_TRUE(test, jp.kp.flags & KPROBE_FLAG_FTRACE);
+		memset(kpa_jp_args, 0, sizeof(kpa_jp_args));
+		KUNIT_EXPECT_EQ(test, kpa_ftrace_fn(8, 9), 33L);
+		unregister_jprobe(&jp);
+		KUNIT_EXPECT_EQ(test, kpa_jp_args[0], 8L);
+		KUNIT_EXPECT_EQ(test, kpa_jp_args[1], 9L);
+	}
+#endif
+}
+
+static atomic_t kpa_hammer_hits, kpa_hammer_bad;
+
+static int kpa_hammer_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	if (regs->regs[0] != 3 || regs->regs[1] != 4 ||
+	    regs->pc != (unsigned long)p->addr)
+		atomic_inc(&kpa_hammer_bad);
+	atomic_inc(&kpa_hammer_hits);
+	return 0;
+}
+
+static int kpa_hammer(void *unused)
+{
+	while (!kthread_should_stop()) {
+		if (kpa_ftrace_fn(3, 4) != 13)
+			atomic_inc(&kpa_hammer_bad);
+		cond_resched();
+	}
+	return 0;
+}
+
+static void kpa_stop_hammer(void *tsk)
+{
+	kthread_stop(tsk);
+}
+
+#define KPA_HAMMER_ROUNDS	20
+
+/* Register and unregister while another CPU keeps calling the function. */
+static void kpa_test_ftrace_unregister_while_hit(struct kunit *test)
+{
+	struct task_struct *tsk;
+	int round, i, before;
+	unsigned int cpu;
+
+	kpa_skip_without_ftrace(test);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		kunit_skip(test, "needs a second CPU");
+	atomic_set(&kpa_hammer_hits, 0);
+	atomic_set(&kpa_hammer_bad, 0);
+	tsk = kthread_create(kpa_hammer, NULL, "kpa_hammer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(tsk));
+	kthread_bind(tsk, cpu);
+	wake_up_process(tsk);
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action_or_reset(test, kpa_stop_hammer, tsk),
+			0);
+
+	for (round = 0; round < KPA_HAMMER_ROUNDS; round++) {
+		struct kprobe kp = {
+			.symbol_name = "kpa_ftrace_entry",
+			.pre_handler = kpa_hammer_pre,
+			/* Odd rounds use the IPMODIFY ops. */
+			.post_handler = round & 1 ? kpa_seen_post : NULL,
+		};
+
+		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+		KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_FTRACE);
+		before = atomic_read(&kpa_hammer_hits);
+		for (i = 0; i < 250 && atomic_read(&kpa_hammer_hits) - before < 10;
+		     i++)
+			msleep(20);
+		KUNIT_EXPECT_GE(test, atomic_read(&kpa_hammer_hits) - before, 10);
+		unregister_kprobe(&kp);
+		/* Once unregister_kprobe() has returned, no handler runs. */
+		before = atomic_read(&kpa_hammer_hits);
+		msleep(20);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpa_hammer_hits), before);
+	}
+	kunit_release_action(test, kpa_stop_hammer, tsk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpa_hammer_bad), 0);
+}
+
 static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE_PARAM(kpa_test_pre_only, kpa_case_gen_params),
 	KUNIT_CASE_PARAM(kpa_test_with_post, kpa_case_gen_params),
 	KUNIT_CASE(kpa_test_post_pc),
 	KUNIT_CASE(kpa_test_refusals),
 	KUNIT_CASE(kpa_test_after_exclusive),
+	KUNIT_CASE(kpa_test_entry_regs),
+	KUNIT_CASE(kpa_test_ftrace_writes),
+	KUNIT_CASE(kpa_test_ftrace_users),
+	KUNIT_CASE_SLOW(kpa_test_ftrace_unregister_while_hit),
 	{}
 };
 
@@ -229,5 +547,5 @@ static struct kunit_suite kpa_test_suite = {
 
 kunit_test_suites(&kpa_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests for the arm64 kprobes BRK path");
+MODULE_DESCRIPTION("KUnit tests for the arm64 kprobes BRK and ftrace paths");
 MODULE_LICENSE("GPL");

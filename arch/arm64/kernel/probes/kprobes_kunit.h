@@ -5,6 +5,11 @@
 #ifndef _ARM64_KERNEL_PROBES_KPROBES_KUNIT_H
 #define _ARM64_KERNEL_PROBES_KPROBES_KUNIT_H
 
+/* What kpa_call_probed() puts in x0-x8 before the call. */
+#define KPA_REG(n)	(0x5a00 + (n))
+
+#ifndef __ASSEMBLY__
+
 typedef long (*kpa_fn_t)(long a, long b);
 
 #define KPA_DECLARE(name)						\
@@ -60,4 +65,14 @@ extern char kpa_udf_site[];
 long kpa_excl(long *p, long unused);
 extern const unsigned long kpa_excl_sites[4];
 
+/* The sp, x29 and x30 a function called by kpa_call_probed() starts with. */
+struct kpa_expect {
+	unsigned long sp, fp, lr;
+};
+
+long kpa_call_probed(void *fn, struct kpa_expect *expect);
+long kpa_brk_entry(long a, long b);
+long kpa_ftrace_entry(long a, long b);
+
+#endif /* __ASSEMBLY__ */
 #endif /* _ARM64_KERNEL_PROBES_KPROBES_KUNIT_H */

@@ -10,6 +10,8 @@
 #include <linux/linkage.h>
 #include <asm/assembler.h>
 
+#include "kprobes_kunit.h"
+
 	.text
 
 /* b: 2 when the branch is taken */
@@ -248,3 +250,35 @@ SYM_DATA_START(kpa_excl_sites)
 	.quad	.Lkpa_ldxr, .Lkpa_mid, .Lkpa_stxr, .Lkpa_after
 SYM_DATA_END(kpa_excl_sites)
 	.popsection
+
+/*
+ * kpa_call_probed(fn, expect): call fn with x0-x8 set to KPA_REG(0..8)
+ * and write to expect[] the sp, x29 and x30 that fn sees at its entry,
+ * so that a probe handler there can be checked register by register,
+ * whichever path (BRK or ftrace) called it.  Returns what fn returns.
+ */
+SYM_FUNC_START(kpa_call_probed)
+	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+	str	x19, [sp, #16]
+	mov	x16, x0
+	mov	x19, x1
+	mov	x0, sp
+	str	x0, [x19, #0]
+	str	x29, [x19, #8]
+	adr	x0, 1f
+	str	x0, [x19, #16]
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7, 8
+	mov	x\n, #KPA_REG(\n)
+	.endr
+	blr	x16
+1:	ldr	x19, [sp, #16]
+	ldp	x29, x30, [sp], #32
+	ret
+SYM_FUNC_END(kpa_call_probed)
+
+/* An entry without an ftrace site: a BRK probe on its first instruction. */
+SYM_FUNC_START(kpa_brk_entry)
+	add	x0, x0, x1
+	ret
+SYM_FUNC_END(kpa_brk_entry)
