@@ -333,6 +333,7 @@ int arch_check_optimized_kprobe(struct optimized_kprobe *op);
 int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 				  struct kprobe *orig);
 void arch_remove_optimized_kprobe(struct optimized_kprobe *op);
+size_t arch_optinsn_slot_size(void);
 void arch_optimize_kprobes(struct list_head *oplist);
 void arch_unoptimize_kprobes(struct list_head *oplist,
 			     struct list_head *done_list);

@@ -83,6 +83,17 @@ void __weak free_optinsn_page(void *page)
 	free_insn_page(page);
 }
 
+/*
+ * Size of a detour slot, in kprobe_opcode_t units: at most
+ * MAX_OPTINSN_SIZE, which is what an architecture can declare at build
+ * time; one that knows its template's size only at run time returns
+ * that (smaller slots, more per page).
+ */
+size_t __weak arch_optinsn_slot_size(void)
+{
+	return MAX_OPTINSN_SIZE;
+}
+
 /* insn_size depends on the arch template, so it is set at boot. */
 struct kprobe_insn_cache kprobe_optinsn_slots = {
 	.mutex = __MUTEX_INITIALIZER(kprobe_optinsn_slots.mutex),
@@ -96,7 +107,7 @@ struct kprobe_insn_cache kprobe_optinsn_slots = {
 void __init kprobe_insn_slots_init(void)
 {
 #ifdef CONFIG_OPTPROBES
-	kprobe_optinsn_slots.insn_size = MAX_OPTINSN_SIZE;
+	kprobe_optinsn_slots.insn_size = arch_optinsn_slot_size();
 #endif
 }
 

@@ -39,8 +39,9 @@ static inline void flush_insn_slot(struct kprobe *p)
  * template in .rodata, kp_detour_tmpl .. kp_detour_tmpl_end), then the
  * copied region of at most MAX_OPTIMIZED_LENGTH bytes (instructions
  * starting in the 5 bytes of the jump), then "jmp back; int3".
- * MAX_OPTINSN_SIZE, the slot size, is checked against the head at run
- * time.
+ * MAX_OPTINSN_SIZE bounds that at build time (checked against the head
+ * at run time); the slots themselves are cut to what a detour can need
+ * (arch_optinsn_slot_size() in opt.c).
  */
 extern const u8 kp_detour_tmpl[], kp_detour_tmpl_end[];
 #define KP_DETOUR_TMPL_SIZE	((size_t)(kp_detour_tmpl_end - kp_detour_tmpl))

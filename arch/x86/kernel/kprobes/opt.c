@@ -430,6 +430,19 @@ static int kp_fill_head(u8 *code, kprobe_opcode_t *slot,
  * Return: 0 if the detour is ready, or a negative errno.
  * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex.
  */
+/* The head, the longest region, the jump back and an int3. */
+#define KP_DETOUR_SIZE	(KP_DETOUR_TMPL_SIZE + MAX_OPTIMIZED_LENGTH + \
+			 JMP32_INSN_SIZE + INT3_INSN_SIZE)
+
+/*
+ * A detour slot holds what a detour can need and no more (MAX_OPTINSN_SIZE
+ * only bounds the buffer a detour is built in).  Called once at boot.
+ */
+size_t arch_optinsn_slot_size(void)
+{
+	return KP_DETOUR_SIZE;
+}
+
 int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 				  struct kprobe *orig)
 {
@@ -442,8 +455,7 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 
 	lockdep_assert_held(&text_mutex);
 	arch_remove_optimized_kprobe(op);
-	if (WARN_ON_ONCE(KP_DETOUR_TMPL_SIZE + MAX_OPTIMIZED_LENGTH +
-			 JMP32_INSN_SIZE + INT3_INSN_SIZE > MAX_OPTINSN_SIZE))
+	if (WARN_ON_ONCE(KP_DETOUR_SIZE > MAX_OPTINSN_SIZE))
 		return -E2BIG;
 
 	/*
