@@ -49,6 +49,26 @@ struct arch_specific_insn {
 };
 
 /*
+ * Jump optimization (opt.c): the probed instruction is replaced by a "b"
+ * to a detour buffer of MAX_OPTINSN_SIZE instructions at most.
+ */
+#define MAX_OPTIMIZED_LENGTH		AARCH64_INSN_SIZE
+#define MAX_OPTINSN_SIZE		64
+
+struct arch_optimized_insn {
+	/* detour buffer (an optinsn slot), or NULL */
+	kprobe_opcode_t *insn;
+	/* bytes the branch replaces (4); 0: cannot be optimized */
+	u8 size;
+};
+
+/* Non-zero once arch_prepare_optimized_kprobe() built the detour. */
+static inline int arch_prepared_optinsn(struct arch_optimized_insn *optinsn)
+{
+	return optinsn->size != 0;
+}
+
+/*
  * A probe this CPU was running when it reentered another one; the
  * generic reentry helpers in <linux/kprobes.h> use it.
  */
