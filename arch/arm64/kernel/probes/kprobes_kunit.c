@@ -21,6 +21,12 @@
  * path; the ftrace path must also carry post_handlers, redirection,
  * changed arguments, kretprobes and jprobes, and survive being
  * unregistered while another CPU calls the function.
+ *
+ * Jump optimization (CONFIG_OPTPROBES): the instructions that may run in
+ * a detour buffer (stepped ones that are no landing pad) must become a
+ * branch once the optimizer ran, everything else must stay a BRK, and
+ * the optimized probe must compute the same results and show handlers
+ * the same registers; the sysctl takes branches out and puts them back.
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
@@ -28,6 +34,8 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
+
+#include <asm/insn.h>
 
 #include "kprobes_kunit.h"
 
@@ -464,12 +472,17 @@ static int kpa_hammer_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* What the hammer calls: 3 and 4 in, @kpa_hammer_want out. */
+static long (*kpa_hammer_fn)(long a, long b);
+static long kpa_hammer_want;
+
 static int kpa_hammer(void *unused)
 {
 	while (!kthread_should_stop()) {
-		if (kpa_ftrace_fn(3, 4) != 13)
+		if (kpa_hammer_fn(3, 4) != kpa_hammer_want)
 			atomic_inc(&kpa_hammer_bad);
-		cond_resched();
+		/* The optimizer waits for RCU tasks: give it a quiescent state. */
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }
@@ -481,14 +494,18 @@ static void kpa_stop_hammer(void *tsk)
 
 #define KPA_HAMMER_ROUNDS	20
 
-/* Register and unregister while another CPU keeps calling the function. */
-static void kpa_test_ftrace_unregister_while_hit(struct kunit *test)
+static bool kpa_optimized(struct kprobe *kp);
+
+/*
+ * Register and unregister a probe at @addr while another CPU keeps
+ * calling it; with @opt, wait each round until the probe is a branch.
+ */
+static void kpa_unregister_while_hit(struct kunit *test, void *addr, bool opt)
 {
 	struct task_struct *tsk;
 	int round, i, before;
 	unsigned int cpu;
 
-	kpa_skip_without_ftrace(test);
 	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (cpu >= nr_cpu_ids)
 		kunit_skip(test, "needs a second CPU");
@@ -504,14 +521,18 @@ static void kpa_test_ftrace_unregister_while_hit(struct kunit *test)
 
 	for (round = 0; round < KPA_HAMMER_ROUNDS; round++) {
 		struct kprobe kp = {
-			.symbol_name = "kpa_ftrace_entry",
+			.addr = addr,
 			.pre_handler = kpa_hammer_pre,
-			/* Odd rounds use the IPMODIFY ops. */
+			/* Odd rounds: the IPMODIFY ops, or no optimization. */
 			.post_handler = round & 1 ? kpa_seen_post : NULL,
 		};
 
 		KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
-		KUNIT_EXPECT_TRUE(test, kp.flags & KPROBE_FLAG_FTRACE);
+		if (opt) {
+			wait_for_kprobe_optimizer();
+			KUNIT_EXPECT_EQ(test, kpa_optimized(&kp),
+					!(round & 1));
+		}
 		before = atomic_read(&kpa_hammer_hits);
 		for (i = 0; i < 250 && atomic_read(&kpa_hammer_hits) - before < 10;
 		     i++)
@@ -527,6 +548,182 @@ static void kpa_test_ftrace_unregister_while_hit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpa_hammer_bad), 0);
 }
 
+static void kpa_test_ftrace_unregister_while_hit(struct kunit *test)
+{
+	kpa_skip_without_ftrace(test);
+	kpa_hammer_fn = kpa_ftrace_fn;
+	kpa_hammer_want = 13;
+	kpa_unregister_while_hit(test, kpa_ftrace_entry, false);
+}
+
+/* Jump optimization. */
+
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_SYSCTL)
+static int kpa_opt_sysctl(int val)
+{
+	char buf[8];
+	size_t len = scnprintf(buf, sizeof(buf), "%d\n", val);
+	loff_t pos = 0;
+
+	return proc_kprobes_optimization_handler(NULL, 1, buf, &len, &pos);
+}
+#else
+static int kpa_opt_sysctl(int val)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static u32 kpa_text(void *addr)
+{
+	return le32_to_cpu(READ_ONCE(*(__le32 *)addr));
+}
+
+/* Whether the site of @kp is (queued to be) a branch. */
+static bool kpa_optimized(struct kprobe *kp)
+{
+	struct kprobe *site;
+	bool opt = false;
+
+	preempt_disable();
+	site = get_kprobe(kp->addr);
+	if (site)
+		opt = kprobe_optimized(site);
+	preempt_enable();
+	return opt;
+}
+
+/* The classes a detour may run: stepped, and not a landing pad. */
+static bool kpa_case_optimizable(const struct kpa_case *c)
+{
+	return !strcmp(c->name, "add") || !strcmp(c->name, "sp") ||
+	       !strcmp(c->name, "aut");
+}
+
+/* Every class: a branch where it may be, a BRK elsewhere; same results. */
+static void kpa_test_opt_classes(struct kunit *test)
+{
+	const struct kpa_case *c = test->param_value;
+	long want[ARRAY_SIZE(kpa_inputs)];
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)c->site,
+		.pre_handler = kpa_pre,
+	};
+	u32 orig = kpa_text(c->site);
+	bool opt = kpa_case_optimizable(c);
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+	for (i = 0; i < ARRAY_SIZE(kpa_inputs); i++)
+		want[i] = c->fn(kpa_inputs[i][0], kpa_inputs[i][1]);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ_MSG(test, kpa_optimized(&kp), opt, "%s", c->name);
+	KUNIT_EXPECT_EQ_MSG(test, aarch64_insn_is_b(kpa_text(c->site)), opt,
+			    "%s: text %08x", c->name, kpa_text(c->site));
+	for (i = 0; i < ARRAY_SIZE(kpa_inputs); i++) {
+		memset(&kpa_hits, 0, sizeof(kpa_hits));
+		KUNIT_EXPECT_EQ_MSG(test,
+				    c->fn(kpa_inputs[i][0], kpa_inputs[i][1]),
+				    want[i], "%s(%ld, %ld)", c->name,
+				    kpa_inputs[i][0], kpa_inputs[i][1]);
+		KUNIT_EXPECT_EQ_MSG(test, kpa_hits.pre, 1, "%s", c->name);
+	}
+	unregister_kprobe(&kp);
+	/* The branch goes back to a BRK asynchronously, then the BRK goes. */
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_EQ_MSG(test, kpa_text(c->site), orig, "%s", c->name);
+}
+
+/*
+ * An optimized probe shows the handlers what a BRK does; the sysctl
+ * turns it back into a BRK and into a branch again.
+ */
+static void kpa_test_opt_regs(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpa_opt_site,
+		.pre_handler = kpa_seen_pre,
+	};
+	void *site = kpa_opt_site;
+	int round;
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	for (round = 0; round < 3; round++) {
+		bool opt = round != 1;
+		long ret;
+
+		KUNIT_ASSERT_EQ(test, kpa_opt_sysctl(opt), 0);
+		wait_for_kprobe_optimizer();
+		KUNIT_EXPECT_EQ(test, kpa_optimized(&kp), opt);
+		KUNIT_EXPECT_EQ(test, aarch64_insn_is_b(kpa_text(site)), opt);
+		KUNIT_EXPECT_EQ(test, kpa_text(site) == BRK64_OPCODE_KPROBES,
+				!opt);
+		memset(&kpa_seen, 0, sizeof(kpa_seen));
+		ret = kpa_call_probed(kpa_brk_entry, &kpa_seen.want);
+		KUNIT_EXPECT_EQ(test, ret, (long)(KPA_REG(0) + KPA_REG(1)));
+		KUNIT_ASSERT_EQ(test, kpa_seen.npre, 1);
+		kpa_check_entry_regs(test, &kpa_seen.pre,
+				     (unsigned long)kp.addr,
+				     opt ? "optimized" : "BRK");
+	}
+	unregister_kprobe(&kp);
+}
+
+static long kpa_extable_value = 42;
+
+/* A post_handler keeps the probe a BRK; so does an exception table entry. */
+static void kpa_test_opt_post_stays_brk(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpa_add_site,
+		.pre_handler = kpa_pre,
+		.post_handler = kpa_post,
+	};
+
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpa_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, kpa_text(kpa_add_site), BRK64_OPCODE_KPROBES);
+	memset(&kpa_hits, 0, sizeof(kpa_hits));
+	KUNIT_EXPECT_EQ(test, kpa_add(40, 2), 42L);
+	KUNIT_EXPECT_EQ(test, kpa_hits.post, 1);
+	unregister_kprobe(&kp);
+
+	kp = (struct kprobe){
+		.addr = (kprobe_opcode_t *)kpa_extable_site,
+		.pre_handler = kpa_pre,
+	};
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpa_optimized(&kp));
+	KUNIT_EXPECT_EQ(test, kpa_text(kpa_extable_site), BRK64_OPCODE_KPROBES);
+	memset(&kpa_hits, 0, sizeof(kpa_hits));
+	KUNIT_EXPECT_EQ(test, kpa_extable(&kpa_extable_value, 0), 42L);
+	KUNIT_EXPECT_EQ(test, kpa_hits.pre, 1);
+	unregister_kprobe(&kp);
+}
+
+static long kpa_brk_entry_fn(long a, long b)
+{
+	return kpa_brk_entry(a, b);
+}
+
+static void kpa_test_opt_unregister_while_hit(struct kunit *test)
+{
+	if (!IS_ENABLED(CONFIG_OPTPROBES))
+		kunit_skip(test, "no CONFIG_OPTPROBES");
+	kpa_hammer_fn = kpa_brk_entry_fn;
+	kpa_hammer_want = 7;
+	kpa_unregister_while_hit(test, kpa_opt_site, true);
+}
+
 static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE_PARAM(kpa_test_pre_only, kpa_case_gen_params),
 	KUNIT_CASE_PARAM(kpa_test_with_post, kpa_case_gen_params),
@@ -537,6 +734,10 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE(kpa_test_ftrace_writes),
 	KUNIT_CASE(kpa_test_ftrace_users),
 	KUNIT_CASE_SLOW(kpa_test_ftrace_unregister_while_hit),
+	KUNIT_CASE_PARAM(kpa_test_opt_classes, kpa_case_gen_params),
+	KUNIT_CASE(kpa_test_opt_regs),
+	KUNIT_CASE(kpa_test_opt_post_stays_brk),
+	KUNIT_CASE_SLOW(kpa_test_opt_unregister_while_hit),
 	{}
 };
 

@@ -72,6 +72,9 @@ struct kpa_expect {
 
 long kpa_call_probed(void *fn, struct kpa_expect *expect);
 long kpa_brk_entry(long a, long b);
+extern char kpa_opt_site[];
+long kpa_extable(long *p, long unused);
+extern char kpa_extable_site[];
 long kpa_ftrace_entry(long a, long b);
 
 #endif /* __ASSEMBLY__ */

@@ -8,6 +8,7 @@
  * functions under kpa_refusals are never run: only probed (and refused).
  */
 #include <linux/linkage.h>
+#include <asm/asm-extable.h>
 #include <asm/assembler.h>
 
 #include "kprobes_kunit.h"
@@ -277,8 +278,23 @@ SYM_FUNC_START(kpa_call_probed)
 	ret
 SYM_FUNC_END(kpa_call_probed)
 
-/* An entry without an ftrace site: a BRK probe on its first instruction. */
+/*
+ * An entry without an ftrace site: a BRK probe on its first instruction
+ * (a "bti c", simulated), or a BRK or a branch to a detour on the add.
+ */
 SYM_FUNC_START(kpa_brk_entry)
+SYM_INNER_LABEL(kpa_opt_site, SYM_L_GLOBAL)
 	add	x0, x0, x1
 	ret
 SYM_FUNC_END(kpa_brk_entry)
+
+/*
+ * A load with an exception table entry (never faults here): it must stay
+ * a BRK, as a fault in a detour buffer would find no fixup.
+ */
+SYM_FUNC_START(kpa_extable)
+SYM_INNER_LABEL(kpa_extable_site, SYM_L_GLOBAL)
+	ldr	x0, [x0]
+1:	ret
+	_asm_extable_uaccess kpa_extable_site, 1b
+SYM_FUNC_END(kpa_extable)
