@@ -27,6 +27,8 @@ bash /opt/probes/reliability.sh
 # 5. Our own selftests (tools/testing/selftests/probes), if any.
 if [ -d /opt/probes/selftests ] && [ -x /opt/probes/selftests/run.sh ]; then
 	/opt/probes/selftests/run.sh > /results/selftests.tap 2> /results/selftests.stderr
+	# ftracetest's per-case logs, for a failed case.
+	cp -a /tmp/probes-selftests-logs /results/selftests-logs 2>/dev/null
 fi
 
 # A debug kernel: was lockdep still on at the end (report.sh checks it)?
