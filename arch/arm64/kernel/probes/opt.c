@@ -46,7 +46,6 @@
 #include <linux/memory.h>
 #include <linux/set_memory.h>
 #include <linux/sizes.h>
-#include <linux/slab.h>
 
 #include <asm/insn.h>
 #include <asm/patching.h>
@@ -250,39 +249,29 @@ static u32 kp_opt_branch(struct optimized_kprobe *op)
 					   AARCH64_INSN_BRANCH_NOLINK);
 }
 
+/* Sites patched per stop_machine(); the arrays live on the stack. */
+#define KP_OPT_BATCH	64
+
 /*
- * Write, at @n sites, the branch to the detour (@jump) or the BRK back,
- * in one stop_machine(); one by one if the arrays cannot be had.
+ * Write, at @n (at most KP_OPT_BATCH) sites, the branch to the detour
+ * (@jump) or the BRK back, in one stop_machine().
  */
 static void kp_opt_patch(struct optimized_kprobe **ops, unsigned int n,
 			 bool jump)
 {
-	void **addrs = kmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
-	u32 *insns = kmalloc_array(n, sizeof(*insns), GFP_KERNEL);
+	void *addrs[KP_OPT_BATCH];
+	u32 insns[KP_OPT_BATCH];
 	unsigned int i;
 
 	lockdep_assert_held(&text_mutex);
+	if (WARN_ON_ONCE(n > KP_OPT_BATCH))
+		return;
 	for (i = 0; i < n; i++) {
-		struct optimized_kprobe *op = ops[i];
-		void *addr = op->kp.addr;
-		u32 insn = BRK64_OPCODE_KPROBES;
-
-		if (jump)
-			insn = kp_opt_branch(op);
-		if (addrs && insns) {
-			addrs[i] = addr;
-			insns[i] = insn;
-		} else {
-			WARN_ON(aarch64_insn_patch_text(&addr, &insn, 1));
-		}
+		addrs[i] = ops[i]->kp.addr;
+		insns[i] = jump ? kp_opt_branch(ops[i]) : BRK64_OPCODE_KPROBES;
 	}
-	if (addrs && insns)
-		WARN_ON(aarch64_insn_patch_text(addrs, insns, n));
-	kfree(addrs);
-	kfree(insns);
+	WARN_ON(aarch64_insn_patch_text(addrs, insns, n));
 }
-
-#define KP_OPT_BATCH	64
 
 /*
  * Patch the sites of @oplist in batches of KP_OPT_BATCH, moving each
