@@ -212,7 +212,14 @@ static int kpt_expected(int t, int v)
 /* Probe slots                                                      */
 /* ---------------------------------------------------------------- */
 
-enum kpt_kind { KPT_KPROBE, KPT_KRETPROBE, KPT_FPROBE, KPT_JPROBE };
+enum kpt_kind {
+	KPT_KPROBE,
+	KPT_KRETPROBE,
+	KPT_FPROBE,
+#ifdef CONFIG_JPROBES
+	KPT_JPROBE,
+#endif
+};
 
 enum { KPT_OFF, KPT_ARMING, KPT_ARMED, KPT_DISARMING };
 
@@ -355,7 +362,6 @@ static void kpt_kp_post(struct kprobe *p, struct pt_regs *regs,
 }
 NOKPROBE_SYMBOL(kpt_kp_post);
 
-#ifdef CONFIG_JPROBES
 /*
  * The argument each caller thread passes to the target it calls now: a
  * jprobe handler must see exactly that (callers are bound to their CPU,
@@ -363,6 +369,7 @@ NOKPROBE_SYMBOL(kpt_kp_post);
  */
 static DEFINE_PER_CPU(int, kpt_cur_arg);
 
+#ifdef CONFIG_JPROBES
 static void kpt_jp_hit(struct kpt_slot *s, int v)
 {
 	if (v != this_cpu_read(kpt_cur_arg) &&
@@ -463,7 +470,11 @@ static unsigned long kpt_nmissed(struct kpt_slot *s)
 /* Hit counters a window checks: entry, and return or post_handler. */
 static int kpt_nr_counts(struct kpt_slot *s)
 {
-	if (s->kind == KPT_JPROBE || (s->kind == KPT_KPROBE && !s->post))
+#ifdef CONFIG_JPROBES
+	if (s->kind == KPT_JPROBE)
+		return 1;
+#endif
+	if (s->kind == KPT_KPROBE && !s->post)
 		return 1;
 	return 2;
 }
