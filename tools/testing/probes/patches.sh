@@ -7,7 +7,8 @@
 # ($BUILD/series, branch "series"), then "git format-patch" writes them to
 # $BUILD/patches with a cover letter.  Commits that only touch the harness
 # (Makefile, README, tools/testing/probes) do not appear.  A commit whose
-# subject is listed in series-folds is folded into the patch before it.
+# subject is listed in series-folds is folded into the patch before it,
+# or into the patch a second, tab-separated subject names (see the file).
 #
 # Usage: patches.sh REPO_DIR BUILD_DIR
 set -euo pipefail
@@ -60,17 +61,64 @@ hold_lines() {
 	done < "$holds"
 }
 
+# Folds into an earlier patch ("SUBJECT<TAB>INTO"): the commit's change
+# to the kernel paths is applied to the tree of INTO and of every commit
+# after it, up to the commit itself, whose own patch then comes out empty
+# and is dropped.  A change that does not apply to one of those trees
+# stops the series with both subjects named.
+kpaths=(arch kernel include lib mm samples Documentation tools scripts Kconfig.probes
+	':(exclude)tools/testing/probes')
+declare -A fold_into=() fold_what=() fold_diff=() fold_active=()
+nfold=0
+declare -A subject_commit=()
+for c in $(git -C "$repo" rev-list HEAD); do
+	subject_commit[$(git -C "$repo" log -1 --format=%s "$c")]=$c
+done
+while IFS=$'\t' read -r what into; do
+	case $what in ''|'#'*) continue ;; esac
+	[ -n "$into" ] || continue
+	c=${subject_commit[$what]:-}
+	[ -n "$c" ] && [ -n "${subject_commit[$into]:-}" ] || {
+		echo "patches: series-folds: no commit \"$what\" or \"$into\"" >&2
+		exit 1
+	}
+	nfold=$((nfold + 1))
+	git -C "$repo" diff "$c^" "$c" -- "${kpaths[@]}" > "$export_dir/fold-$nfold.diff"
+	fold_into[$nfold]=$into
+	fold_what[$nfold]=$what
+	fold_diff[$c]=$nfold
+done < "$folds"
+
 count=0 folded=0
 for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	rm -rf "$export_dir/t" && mkdir "$export_dir/t"
 	git -C "$repo" archive "$c" | tar -x -C "$export_dir/t"
-	hold_lines "$export_dir/t" "$(git -C "$repo" log -1 --format=%s "$c")"
+	subject=$(git -C "$repo" log -1 --format=%s "$c")
+	# The folds that start here, and the one that ends here (the
+	# commit's own tree has its change).
+	for f in "${!fold_into[@]}"; do
+		[ "${fold_into[$f]}" = "$subject" ] && fold_active[$f]=1
+	done
+	[ -n "${fold_diff[$c]:-}" ] && unset "fold_active[${fold_diff[$c]}]"
+	for f in "${!fold_active[@]}"; do
+		git -C "$export_dir/t" apply "$export_dir/fold-$f.diff" 2>/dev/null || {
+			echo "patches: \"${fold_what[$f]}\" (series-folds) does not apply at \"$subject\"" >&2
+			exit 1
+		}
+	done
+	hold_lines "$export_dir/t" "$subject"
 	QUIET=1 "$here/overlay.sh" "$export_dir/t" "$build" "$tree" >/dev/null
 	# Debian's .gitignore ignores every new top-level path: add by force
 	# (the series tree holds no build output; builds are out of tree).
 	git -C "$tree" add -f -A .
-	git -C "$tree" diff --cached --quiet && continue
-	subject=$(git -C "$repo" log -1 --format=%s "$c")
+	if git -C "$tree" diff --cached --quiet; then
+		[ -n "${fold_diff[$c]:-}" ] && folded=$((folded + 1))
+		continue
+	fi
+	[ -z "${fold_diff[$c]:-}" ] || {
+		echo "patches: \"$subject\" is folded into an earlier patch but left changes" >&2
+		exit 1
+	}
 	if [ "$count" -gt 0 ] && grep -qxF "$subject" "$folds" 2>/dev/null; then
 		# A follow-up of the patch before it: fold it in, keep that
 		# patch's message.
