@@ -7,6 +7,7 @@
 #   make check     build, boot, run every probe test suite; ends with
 #                  "N passed, N failed, N skipped"
 #   make check-loop N=10  make check N times in a row, with the tally
+#   make torture-compare  the torture module against the base and ours
 #   make patches   write the series into build/patches/
 #   make patches-check  apply it to a fresh base, build and checkpatch each patch
 #   make shell     boot to a shell in the guest
@@ -117,6 +118,13 @@ check-loop: initramfs
 .PHONY: bench
 bench: initramfs
 	@$(HARNESS)/bench.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+
+# make torture-compare: the strict torture run against the base and
+# against ours, under each QEMU of COMPARE_QEMUS (RELIABILITY.md,
+# finding 12); table in build/results/torture-compare.txt.
+.PHONY: torture-compare
+torture-compare: initramfs
+	@$(HARNESS)/torture-compare.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
 # make check-clients: the distribution's clients (perf probe, bpftrace,
 # bcc, bpftool) in a Debian bookworm root (a cached ext4 image, read-only),

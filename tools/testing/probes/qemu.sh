@@ -55,10 +55,12 @@ kvm_works() {
 # went on), and as int3s written to memory that a vCPU never hit
 # (RELIABILITY.md, findings 12 and 13).  setup.sh installs QEMU 10 from
 # bookworm-backports.  TCG_THREAD=single|multi overrides the default;
-# -icount needs one thread.
+# -icount needs one thread.  QEMU_BIN runs another QEMU binary (e.g. Debian
+# 12's 7.2 unpacked from its .deb, for torture-compare.sh); its firmware
+# directory goes in QEMU_EXTRA ("-L DIR").
 case $arch in
-x86_64) qemu_bin=qemu-system-x86_64 ;;
-arm64)  qemu_bin=qemu-system-aarch64 ;;
+x86_64) qemu_bin=${QEMU_BIN:-qemu-system-x86_64} ;;
+arm64)  qemu_bin=${QEMU_BIN:-qemu-system-aarch64} ;;
 esac
 qemu_version=$("$qemu_bin" --version 2>/dev/null |
 	sed -nE '1s/^QEMU emulator version ([0-9]+(\.[0-9]+)*).*/\1/p')
