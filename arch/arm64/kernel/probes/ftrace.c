@@ -23,75 +23,57 @@
  *  - pc is the probe address for the pre_handlers and the address after
  *    the bl for the post_handlers, as if the bl had been stepped.
  *  - pstate is EL1h with the interrupt masks (DAIF) of the moment.
- *  - x10-x28 read as zero.  x10-x18 are dead at a function's entry
- *    (AAPCS64 scratch registers); x19-x28 still hold the caller's
- *    values, but ftrace does not save them, so no C code can read them
- *    reliably.
+ *  - x10-x28 do not hold the function's values.  x10-x18 are dead at a
+ *    function's entry (AAPCS64 scratch registers); x19-x28 still hold
+ *    the caller's values, but ftrace does not save them, so no C code
+ *    can read them reliably.  They read as zero, unless an earlier
+ *    handler on the same CPU wrote to them (see below).
  *
  * What a handler changes in x0-x8, x29, x30 and pc takes effect when
  * ftrace_caller returns into the function: that is how a pre_handler
  * that returns non-zero redirects, and how a return hook replaces the
  * link register.  Changes to sp and to x9-x28 are lost.
+ *
+ * The pt_regs is per CPU, not on the stack: only the fields ftrace saved
+ * are written at a hit, the rest stays as it was set once (zero, and
+ * syscallno NO_SYSCALL), and a hit deep in a call chain does not put a
+ * 336-byte frame on the stack.  It has one user at a time: a CPU fills
+ * it only after making the probe its running probe (current_kprobe),
+ * and a hit that finds a running probe (an interrupt or NMI in the
+ * middle of a hit, a probed function called by a handler) is counted as
+ * missed without touching it.
  */
 #include <linux/ftrace.h>
+#include <linux/init.h>
 #include <linux/kprobes.h>
+#include <linux/percpu.h>
 #include <linux/ptrace.h>
+#include <linux/string.h>
 
 #include <asm/insn.h>
 
-/* Four stores; a loop zeroing x10-x28 would become a memset() call. */
-static nokprobe_inline void kp_zero4(u64 *r)
-{
-	r[0] = 0;
-	r[1] = 0;
-	r[2] = 0;
-	r[3] = 0;
-}
+static DEFINE_PER_CPU(struct pt_regs, kp_ftrace_regs);
 
-/*
- * Fill every field of @regs: the frame lives on the stack uninitialised
- * (zeroing all of it first would cost as much as the rest of the hit).
- */
+/* The fields ftrace saved; the per-CPU frame keeps the others. */
 static nokprobe_inline void
 kp_regs_from_ftrace(struct pt_regs *regs, const struct __arch_ftrace_regs *f,
 		    unsigned long ip)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(f->regs); i++)
-		regs->regs[i] = f->regs[i];
+	/* A fixed-size copy: paired loads and stores, not a loop. */
+	memcpy(regs->regs, f->regs, sizeof(f->regs));
 	regs->regs[9] = f->lr;
-	kp_zero4(&regs->regs[10]);
-	kp_zero4(&regs->regs[14]);
-	kp_zero4(&regs->regs[18]);
-	kp_zero4(&regs->regs[22]);
-	regs->regs[26] = 0;
-	regs->regs[27] = 0;
-	regs->regs[28] = 0;
 	regs->regs[29] = f->fp;
 	regs->regs[30] = f->lr;
 	regs->sp = f->sp;
 	regs->pc = ip;
 	regs->pstate = PSR_MODE_EL1h | read_sysreg(daif);
-	/* The rest as a BRK from kernel code would leave it. */
 	regs->orig_x0 = f->regs[0];
-	regs->syscallno = NO_SYSCALL;
-	regs->unused2 = 0;
-	regs->sdei_ttbr1 = 0;
-	regs->pmr_save = 0;
-	regs->stackframe[0] = 0;
-	regs->stackframe[1] = 0;
-	regs->lockdep_hardirqs = 0;
-	regs->exit_rcu = 0;
 }
 
 static nokprobe_inline void kp_regs_to_ftrace(struct __arch_ftrace_regs *f,
 					      const struct pt_regs *regs)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(f->regs); i++)
-		f->regs[i] = regs->regs[i];
+	memcpy(f->regs, regs->regs, sizeof(f->regs));
 	f->fp = regs->regs[29];
 	f->lr = regs->regs[30];
 	f->pc = regs->pc;
@@ -152,7 +134,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct __arch_ftrace_regs *f = arch_ftrace_regs(fregs);
-	struct pt_regs regs __uninitialized;
+	struct pt_regs *regs;
 	struct kprobe *p;
 	int bit;
 
@@ -161,14 +143,26 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		return;
 	p = kp_ftrace_claim(ip);
 	if (p) {
-		kp_regs_from_ftrace(&regs, f, ip);
-		kp_ftrace_run(p, &regs, ip);
+		regs = this_cpu_ptr(&kp_ftrace_regs);
+		kp_regs_from_ftrace(regs, f, ip);
+		kp_ftrace_run(p, regs, ip);
+		kp_regs_to_ftrace(f, regs);
 		__this_cpu_write(current_kprobe, NULL);
-		kp_regs_to_ftrace(f, &regs);
 	}
 	ftrace_test_recursion_unlock(bit);
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
+
+/* The fields no hit writes: as a BRK from kernel code would leave them. */
+static int __init kp_ftrace_regs_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(kp_ftrace_regs, cpu).syscallno = NO_SYSCALL;
+	return 0;
+}
+early_initcall(kp_ftrace_regs_init);
 
 /**
  * arch_prepare_kprobe_ftrace - prepare a probe that ftrace will call
