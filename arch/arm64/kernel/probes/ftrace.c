@@ -47,6 +47,7 @@
 #include <linux/init.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
 
@@ -126,9 +127,19 @@ static nokprobe_inline void kp_ftrace_run(struct kprobe *p,
  * @ops: the kprobes ftrace_ops
  * @fregs: what ftrace_caller saved (see the top of this file)
  *
+ * The ops do not ask ftrace for recursion protection, and the handler
+ * takes none of ftrace's (ftrace_test_recursion_trylock()): kprobes has
+ * its own.  Before a probe is claimed it runs only code that no kprobe
+ * can probe (get_kprobe() and kprobes_inc_nmissed_count() are on the
+ * blacklist), and once one is claimed, a probed function that the
+ * handlers call, or an interrupt or NMI hits, finds current_kprobe set
+ * and counts a miss.  So every nested hit is counted in nmissed, where
+ * ftrace's lock would drop nested hits of one context unseen.
+ *
  * Context: called by ftrace_caller in the probed function's context
  * (any, including NMI), with interrupts as the function had them;
- * preemption is disabled here for the handlers.
+ * preemption is disabled here: the site lookup is an RCU-sched reader,
+ * and the handlers expect it.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
@@ -136,11 +147,8 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct __arch_ftrace_regs *f = arch_ftrace_regs(fregs);
 	struct pt_regs *regs;
 	struct kprobe *p;
-	int bit;
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
+	preempt_disable_notrace();
 	p = kp_ftrace_claim(ip);
 	if (p) {
 		regs = this_cpu_ptr(&kp_ftrace_regs);
@@ -149,7 +157,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 		kp_regs_to_ftrace(f, regs);
 		__this_cpu_write(current_kprobe, NULL);
 	}
-	ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
 

@@ -24,10 +24,20 @@
  * @fregs: registers saved by the ftrace trampoline (full pt_regs, since
  *         the ops asks for FTRACE_OPS_FL_SAVE_REGS)
  *
- * Called by ftrace with preemption disabled, in any context the probed
- * function runs in (including NMI).  On entry regs->ip is the address
- * after the fentry site; the trampoline resumes at whatever regs->ip says
- * on return, which is how a pre_handler returning non-zero redirects.
+ * Called by ftrace in any context the probed function runs in
+ * (including NMI); preemption is disabled here: the site lookup is an
+ * RCU-sched reader, and the handlers expect it.  On entry regs->ip is
+ * the address after the fentry site; the trampoline resumes at whatever
+ * regs->ip says on return, which is how a pre_handler returning non-zero
+ * redirects.
+ *
+ * No ftrace recursion lock (ftrace_test_recursion_trylock()): kprobes
+ * has its own.  Before a probe is claimed the handler runs only code no
+ * kprobe can probe (get_kprobe() and kprobes_inc_nmissed_count() are on
+ * the blacklist); once one is claimed, a nested hit (a probed function
+ * called by the handlers, an interrupt or NMI) finds current_kprobe set
+ * and is counted in nmissed, every one of them, where ftrace's lock
+ * would let one through per context and drop the rest unseen.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
@@ -36,15 +46,11 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct kprobe_ctlblk *kcb;
 	unsigned long resume;
 	struct kprobe *p;
-	int bit;
 
 	if (unlikely(kprobe_ftrace_disabled) || !regs)
 		return;
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
-
+	preempt_disable_notrace();
 	p = get_kprobe((kprobe_opcode_t *)ip);
 	if (!p || kprobe_disabled(p))
 		goto out;
@@ -74,7 +80,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 done:
 	__this_cpu_write(current_kprobe, NULL);
 out:
-	ftrace_test_recursion_unlock(bit);
+	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_handler);
 
