@@ -17,7 +17,11 @@
 #
 # Environment: PATCHES_FROM=N starts building at patch N (all patches are
 # still applied and checkpatch'ed); PATCHES_ONLY="5 6 7 83-89" builds just
-# those patches (numbers and ranges); PATCHES_BUILD=0 skips the builds.
+# those patches (numbers and ranges); PATCHES_BUILD=0 skips the builds;
+# PATCHES_BUILD=kbuild builds only the patches that change a Makefile,
+# Kbuild or Kconfig file or a header (the changes that most often break
+# other patches' builds or the order of the series), PATCHES_BUILD=kconfig
+# only those that change a Kconfig file (what CI has time for).
 #
 # Writes $BUILD/results/patches-check.txt: one line per patch (applied,
 # built, checkpatch errors and warnings) and a summary line.  Exits
@@ -46,9 +50,20 @@ esac
 
 log() { printf '  %-8s %s\n' "$1" "$2"; }
 
+# Does patch file $1 change a file that PATCHES_BUILD=$do_build selects?
+touches_kbuild() {
+	local re='(^|/)(Makefile|Kbuild|Kconfig[^/]*)$|\.h$'
+
+	[ "$do_build" = kconfig ] && re='(^|/)Kconfig[^/]*$'
+	grep -E '^diff --git ' "$1" | awk '{ print $3 }' | grep -qE "$re"
+}
+
 # Is patch $1 to be built?  PATCHES_ONLY, else PATCHES_FROM onwards.
 want_build() {
 	local i=$1 r
+	case $do_build in
+	kbuild|kconfig) touches_kbuild "${series[$((i - 1))]}"; return ;;
+	esac
 	[ "$do_build" = 1 ] || return 1
 	[ -n "$only" ] || { [ "$i" -ge "$from" ]; return; }
 	for r in $only; do
@@ -115,7 +130,7 @@ log APPLIED "${#series[@]} patches onto base ($(git -C "$tree" log -1 --format=%
 
 # 2. The config, on the fully applied series.
 built_ok=0 built_bad=0 skipped=0
-if [ "$do_build" = 1 ]; then
+if [ "$do_build" != 0 ]; then
 	# One kernel build at a time on this machine: the lock is taken
 	# for each patch's build, so other checkouts can build in between.
 	exec 9> "${PROBES_BUILD_LOCK:-/tmp/probes-build.lock}"
@@ -156,7 +171,7 @@ for i in $(seq 1 "$n"); do
 	echo "$line" >> "$report.tmp"
 	log PATCH "$line"
 done
-[ "$do_build" = 1 ] && git -C "$tree" checkout -q am
+[ "$do_build" != 0 ] && git -C "$tree" checkout -q am
 
 errs=0 warns=0
 for i in $(seq 1 "$n"); do
