@@ -50,12 +50,10 @@ nokunit=kunit.enable=0
 full_args="$nokunit probes.bench_n=${BENCH_N:-20000} probes.bench_max=${BENCH_MAX:-10000} probes.bench_each=${BENCH_EACH:-1000}"
 short_args="$nokunit probes.bench_n=${BENCH_N:-20000} probes.bench_max=1000 probes.bench_each=100"
 
-case $arch in
-x86_64) karch=x86_64 cross= ;;
-arm64)  karch=arm64 cross=aarch64-linux-gnu- ;;
-esac
+# shellcheck source=common.sh
+. "$here/common.sh"
+arch_vars "$arch" bench
 
-log() { printf '  %-8s %s\n' "$1" "$2"; }
 start=$(date +%s)
 
 # 1. The base kernel: the untouched tree, same fragments, its own output.

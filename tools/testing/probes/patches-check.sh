@@ -33,22 +33,22 @@ shift 2
 frags=()
 for f in "$@"; do frags+=("$(realpath "$f")"); done
 base=$build/base
-tree=$build/am
-out=$build/$arch-am
+# PATCHES_WORKER=NAME: a second run beside the first, e.g. on the other
+# half of the series (its own worktree, branch, output, lock and report).
+worker=${PATCHES_WORKER:+-$PATCHES_WORKER}
+branch=am$worker
+tree=$build/am$worker
+out=$build/$arch-am$worker
 patches=$build/patches
-report=$build/results/patches-check.txt
+report=$build/results/patches-check$worker.txt
 from=${PATCHES_FROM:-1}
 only=${PATCHES_ONLY:-}
 do_build=${PATCHES_BUILD:-1}
 jobs=${JOBS:-$(nproc)}
 
-case $arch in
-x86_64) karch=x86_64 cross= ;;
-arm64)  karch=arm64 cross=aarch64-linux-gnu- ;;
-*) echo "patches-check: unsupported ARCH $arch" >&2; exit 1 ;;
-esac
-
-log() { printf '  %-8s %s\n' "$1" "$2"; }
+# shellcheck source=common.sh
+. "$(dirname "$(readlink -f "$0")")/common.sh"
+arch_vars "$arch" patches-check
 
 # Does patch file $1 change a file that PATCHES_BUILD=$do_build selects?
 touches_kbuild() {
@@ -96,9 +96,9 @@ kmake() {
 
 # A fresh copy of the base: its own worktree, reset to the base commit.
 git -C "$base" worktree prune
-[ -e "$tree/.git" ] || git -C "$base" worktree add -q -B am "$tree" base
+[ -e "$tree/.git" ] || git -C "$base" worktree add -q -B "$branch" "$tree" base
 git -C "$tree" am --abort >/dev/null 2>&1 || true
-git -C "$tree" checkout -q -B am base
+git -C "$tree" checkout -q -B "$branch" base
 git -C "$tree" reset -q --hard base
 git -C "$tree" clean -qfdx
 git -C "$tree" config user.name "probes harness"
@@ -133,7 +133,7 @@ built_ok=0 built_bad=0 skipped=0
 if [ "$do_build" != 0 ]; then
 	# One kernel build at a time on this machine: the lock is taken
 	# for each patch's build, so other checkouts can build in between.
-	exec 9> "${PROBES_BUILD_LOCK:-/tmp/probes-build.lock}"
+	exec 9> "${PROBES_BUILD_LOCK:-/tmp/probes-build$worker.lock}"
 	mkdir -p "$out"
 	flock 9
 	kmake tinyconfig >/dev/null
@@ -171,7 +171,7 @@ for i in $(seq 1 "$n"); do
 	echo "$line" >> "$report.tmp"
 	log PATCH "$line"
 done
-[ "$do_build" != 0 ] && git -C "$tree" checkout -q am
+[ "$do_build" != 0 ] && git -C "$tree" checkout -q "$branch"
 
 errs=0 warns=0
 for i in $(seq 1 "$n"); do

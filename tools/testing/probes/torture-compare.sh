@@ -49,13 +49,9 @@ export TCG_THREAD=${TCG_THREAD:-multi} SMP=${SMP:-2}
 res=$build/results/torture-compare
 report=$build/results/torture-compare.txt
 
-case $arch in
-x86_64) karch=x86_64 cross= ;;
-arm64)  karch=arm64 cross=aarch64-linux-gnu- ;;
-*) echo "torture-compare: unsupported ARCH $arch" >&2; exit 1 ;;
-esac
-
-log() { printf '  %-8s %s\n' "$1" "$2"; }
+# shellcheck source=common.sh
+. "$(dirname "$(readlink -f "$0")")/common.sh"
+arch_vars "$arch" torture-compare
 
 # Debian 12's QEMU 7.2 beside the installed one: its packages unpacked
 # (not installed) into $BUILD/qemu-7.2, with the firmware the installed
