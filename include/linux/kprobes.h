@@ -442,6 +442,40 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 	return this_cpu_ptr(&kprobe_ctlblk);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/**
+ * kprobe_ftrace_claim() - the probe to run at an ftrace site, made running
+ * @ip: the site's address (the probe address)
+ *
+ * For the arch ftrace-path handlers.  The site's probe becomes this
+ * CPU's running probe, with status KPROBE_HIT_ACTIVE, unless none is to
+ * run: ftrace is dead, the probe is gone or disabled, or this CPU already
+ * runs a probe (a nested hit from a handler, an interrupt or an NMI,
+ * which is counted in nmissed).  That last check is the ftrace path's
+ * whole recursion guard: what runs before it (get_kprobe(),
+ * kprobes_inc_nmissed_count()) is on the kprobe blacklist.
+ * Return: the probe, or NULL.
+ * Context: ftrace callback, preemption disabled.
+ */
+static __always_inline struct kprobe *kprobe_ftrace_claim(unsigned long ip)
+{
+	struct kprobe *p;
+
+	if (unlikely(kprobe_ftrace_disabled))
+		return NULL;
+	p = get_kprobe((kprobe_opcode_t *)ip);
+	if (!p || kprobe_disabled(p))
+		return NULL;
+	if (kprobe_running()) {
+		kprobes_inc_nmissed_count(p);
+		return NULL;
+	}
+	__this_cpu_write(current_kprobe, p);
+	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	return p;
+}
+#endif
+
 #ifdef ARCH_KPROBE_CTLBLK_OUTER
 /*
  * Reentry: a probe hit while this CPU runs another probe's handlers or

@@ -80,42 +80,17 @@ static nokprobe_inline void kp_regs_to_ftrace(struct __arch_ftrace_regs *f,
 	f->pc = regs->pc;
 }
 
-/*
- * The probe at @ip, made this CPU's running probe, or NULL when none is
- * to run: ftrace is dead, the probe is gone or disabled, or this CPU is
- * already inside a probe (a miss, counted).
- */
-static nokprobe_inline struct kprobe *kp_ftrace_claim(unsigned long ip)
-{
-	struct kprobe *p;
-
-	if (unlikely(kprobe_ftrace_disabled))
-		return NULL;
-	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (!p || kprobe_disabled(p))
-		return NULL;
-	if (kprobe_running()) {
-		kprobes_inc_nmissed_count(p);
-		return NULL;
-	}
-	__this_cpu_write(current_kprobe, p);
-	return p;
-}
-
 /* The pre_handlers at the site, then, unless they redirected, the post. */
 static nokprobe_inline void kp_ftrace_run(struct kprobe *p,
 					  struct pt_regs *regs,
 					  unsigned long ip)
 {
-	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
-
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 	if (kprobe_run_pre_handlers(p, regs))
 		return;
 	/* As if the bl had been stepped. */
 	regs->pc = ip + AARCH64_INSN_SIZE;
 	if (p->post_handler) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
 		p->post_handler(p, regs, 0);
 	}
 }
@@ -149,7 +124,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	struct kprobe *p;
 
 	preempt_disable_notrace();
-	p = kp_ftrace_claim(ip);
+	p = kprobe_ftrace_claim(ip);
 	if (p) {
 		regs = this_cpu_ptr(&kp_ftrace_regs);
 		kp_regs_from_ftrace(regs, f, ip);

@@ -43,26 +43,16 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	struct kprobe_ctlblk *kcb;
 	unsigned long resume;
 	struct kprobe *p;
 
-	if (unlikely(kprobe_ftrace_disabled) || !regs)
+	if (!regs)
 		return;
 
 	preempt_disable_notrace();
-	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (!p || kprobe_disabled(p))
+	p = kprobe_ftrace_claim(ip);
+	if (!p)
 		goto out;
-
-	if (kprobe_running()) {
-		kprobes_inc_nmissed_count(p);
-		goto out;
-	}
-
-	kcb = get_kprobe_ctlblk();
-	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
 
 	resume = regs->ip;
 	/* As if the int3 at @ip had trapped. */
@@ -73,12 +63,12 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 	/* As if the fentry nop had been stepped. */
 	regs->ip = ip + MCOUNT_INSN_SIZE;
 	if (p->post_handler) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
 		p->post_handler(p, regs, 0);
 	}
 	regs->ip = resume;
 done:
-	__this_cpu_write(current_kprobe, NULL);
+	reset_current_kprobe();
 out:
 	preempt_enable_notrace();
 }
