@@ -61,20 +61,25 @@ hold_lines() {
 	done < "$holds"
 }
 
-# Folds into an earlier patch ("SUBJECT<TAB>INTO"): the commit's change
-# to the kernel paths is applied to the tree of INTO and of every commit
-# after it, up to the commit itself, whose own patch then comes out empty
-# and is dropped.  A change that does not apply to one of those trees
+# Folds into an earlier patch ("SUBJECT<TAB>INTO[<TAB>PATHS[<TAB>MOVES]]"): the
+# commit's change to the kernel paths (or to PATHS only, for a commit
+# that fixes several earlier patches: one line for each) is applied to
+# the tree of INTO and of every commit after it, up to the commit
+# itself, whose own patch then comes out empty and is dropped.  A file
+# that was renamed between a tree and the fix is patched under its name
+# in that tree; MOVES ("NEW=OLD ...") names the earlier home of code
+# that moved to another file without a rename git can see.  A change
+# that does not apply to one of those trees
 # stops the series with both subjects named.
 kpaths=(arch kernel include lib mm samples Documentation tools scripts Kconfig.probes
 	':(exclude)tools/testing/probes')
-declare -A fold_into=() fold_what=() fold_diff=() fold_active=()
+declare -A fold_into=() fold_what=() fold_commit=() fold_moves=() fold_active=() is_fold=()
 nfold=0
 declare -A subject_commit=()
 for c in $(git -C "$repo" rev-list HEAD); do
 	subject_commit[$(git -C "$repo" log -1 --format=%s "$c")]=$c
 done
-while IFS=$'\t' read -r what into; do
+while IFS=$'\t' read -r what into paths moves; do
 	case $what in ''|'#'*) continue ;; esac
 	[ -n "$into" ] || continue
 	c=${subject_commit[$what]:-}
@@ -83,25 +88,67 @@ while IFS=$'\t' read -r what into; do
 		exit 1
 	}
 	nfold=$((nfold + 1))
-	git -C "$repo" diff "$c^" "$c" -- "${kpaths[@]}" > "$export_dir/fold-$nfold.diff"
+	if [ -n "$paths" ]; then
+		# shellcheck disable=SC2086 # PATHS is a list of pathspecs
+		git -C "$repo" diff "$c^" "$c" -- $paths > "$export_dir/fold-$nfold.diff"
+	else
+		git -C "$repo" diff "$c^" "$c" -- "${kpaths[@]}" > "$export_dir/fold-$nfold.diff"
+	fi
+	[ -s "$export_dir/fold-$nfold.diff" ] || {
+		echo "patches: series-folds: \"$what\" changes nothing in ${paths:-the kernel tree}" >&2
+		exit 1
+	}
 	fold_into[$nfold]=$into
 	fold_what[$nfold]=$what
-	fold_diff[$c]=$nfold
+	fold_commit[$nfold]=$c
+	fold_moves[$nfold]=$moves
+	is_fold[$c]=1
 done < "$folds"
+
+# fold_apply N COMMIT DIR: apply fold N's change to DIR, the tree of
+# COMMIT, under the names its files had at COMMIT (git's renames, and
+# the fold's MOVES where the new file does not exist yet).
+fold_apply() {
+	local n=$1 at=$2 dir=$3 diff=$export_dir/fold-$1.diff old new move
+	if [ "$at" != "${fold_commit[$n]}" ]; then
+		cp "$diff" "$export_dir/fold.diff"
+		while IFS=$'\t' read -r _ old new; do
+			grep -qF " b/$new" "$diff" || continue
+			sed -i -e "s|^diff --git a/$new b/$new\$|diff --git a/$old b/$old|" \
+			       -e "s|^--- a/$new\$|--- a/$old|" -e "s|^+++ b/$new\$|+++ b/$old|" \
+			       "$export_dir/fold.diff"
+		done < <(git -C "$repo" diff -M --name-status --diff-filter=R \
+				"$at" "${fold_commit[$n]}^" -- "${kpaths[@]}")
+		for move in ${fold_moves[$n]}; do
+			new=${move%%=*} old=${move#*=}
+			[ -e "$dir/$new" ] || [ ! -e "$dir/$old" ] && continue
+			sed -i -e "s|^diff --git a/$new b/$new\$|diff --git a/$old b/$old|" \
+			       -e "s|^--- a/$new\$|--- a/$old|" -e "s|^+++ b/$new\$|+++ b/$old|" \
+			       "$export_dir/fold.diff"
+		done
+		diff=$export_dir/fold.diff
+	fi
+	git -C "$dir" apply "$diff" 2>/dev/null && return 0
+	# Context that changed in between (a neighbouring line edited by a
+	# later commit): let patch(1) place the hunks, and say so.
+	patch -d "$dir" -p1 -F3 -s --dry-run < "$diff" >/dev/null 2>&1 || return 1
+	patch -d "$dir" -p1 -F3 -s --no-backup-if-mismatch < "$diff" >/dev/null
+	echo "patches: \"${fold_what[$n]}\" applied with fuzz at $(git -C "$repo" log -1 --format=%s "$at")" >&2
+}
 
 count=0 folded=0
 for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	rm -rf "$export_dir/t" && mkdir "$export_dir/t"
 	git -C "$repo" archive "$c" | tar -x -C "$export_dir/t"
 	subject=$(git -C "$repo" log -1 --format=%s "$c")
-	# The folds that start here, and the one that ends here (the
-	# commit's own tree has its change).
+	# The folds that start here, and those that end here (the
+	# commit's own tree has their change).
 	for f in "${!fold_into[@]}"; do
 		[ "${fold_into[$f]}" = "$subject" ] && fold_active[$f]=1
+		[ "${fold_commit[$f]}" = "$c" ] && unset "fold_active[$f]"
 	done
-	[ -n "${fold_diff[$c]:-}" ] && unset "fold_active[${fold_diff[$c]}]"
 	for f in "${!fold_active[@]}"; do
-		git -C "$export_dir/t" apply "$export_dir/fold-$f.diff" 2>/dev/null || {
+		fold_apply "$f" "$c" "$export_dir/t" || {
 			echo "patches: \"${fold_what[$f]}\" (series-folds) does not apply at \"$subject\"" >&2
 			exit 1
 		}
@@ -112,10 +159,10 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	# (the series tree holds no build output; builds are out of tree).
 	git -C "$tree" add -f -A .
 	if git -C "$tree" diff --cached --quiet; then
-		[ -n "${fold_diff[$c]:-}" ] && folded=$((folded + 1))
+		[ -n "${is_fold[$c]:-}" ] && folded=$((folded + 1))
 		continue
 	fi
-	[ -z "${fold_diff[$c]:-}" ] || {
+	[ -z "${is_fold[$c]:-}" ] || {
 		echo "patches: \"$subject\" is folded into an earlier patch but left changes" >&2
 		exit 1
 	}
