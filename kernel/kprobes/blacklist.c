@@ -151,15 +151,7 @@ bool kprobe_jump_label_reserved(unsigned long start, unsigned long end)
 }
 #endif /* CONFIG_JUMP_LABEL */
 
-/**
- * kprobe_add_ksym_blacklist() - refuse probes in one function
- * @entry: an address at the start of the function
- *
- * Return: the function's size (0 for an alias), or -EINVAL if @entry is
- * not kernel text, or -ENOMEM.
- * Context: boot, or kprobe_mutex held.
- */
-/* Append [@start, @end) to the blacklist.  Context: as below. */
+/* Append [@start, @end) to the blacklist.  Context: as its callers. */
 static int blacklist_append(unsigned long start, unsigned long end)
 {
 	struct kprobe_blacklist_entry *ent = kmalloc(sizeof(*ent), GFP_KERNEL);
@@ -174,6 +166,14 @@ static int blacklist_append(unsigned long start, unsigned long end)
 	return 0;
 }
 
+/**
+ * kprobe_add_ksym_blacklist() - refuse probes in one function
+ * @entry: an address at the start of the function
+ *
+ * Return: the function's size (0 for an alias), or -EINVAL if @entry is
+ * not kernel text, or -ENOMEM.
+ * Context: boot, or kprobe_mutex held.
+ */
 int kprobe_add_ksym_blacklist(unsigned long entry)
 {
 	unsigned long size, offset;

@@ -420,16 +420,6 @@ static int kp_fill_head(u8 *code, kprobe_opcode_t *slot,
 	return 0;
 }
 
-/**
- * arch_prepare_optimized_kprobe() - check a site and build its detour
- * @op: the site (@op->kp.addr is set, its int3 may or may not be armed)
- * @orig: the same probe (kept for the generic interface)
- *
- * Leaves @op->optinsn.size zero if the site can never be optimized.
- *
- * Return: 0 if the detour is ready, or a negative errno.
- * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex.
- */
 /* The head, the longest region, the jump back and an int3. */
 #define KP_DETOUR_SIZE	(KP_DETOUR_TMPL_SIZE + MAX_OPTIMIZED_LENGTH + \
 			 JMP32_INSN_SIZE + INT3_INSN_SIZE)
@@ -443,6 +433,16 @@ size_t arch_optinsn_slot_size(void)
 	return KP_DETOUR_SIZE;
 }
 
+/**
+ * arch_prepare_optimized_kprobe() - check a site and build its detour
+ * @op: the site (@op->kp.addr is set, its int3 may or may not be armed)
+ * @orig: the same probe (kept for the generic interface)
+ *
+ * Leaves @op->optinsn.size zero if the site can never be optimized.
+ *
+ * Return: 0 if the detour is ready, or a negative errno.
+ * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex.
+ */
 int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 				  struct kprobe *orig)
 {
