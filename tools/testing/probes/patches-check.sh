@@ -107,6 +107,7 @@ git -C "$tree" config user.email "probes@localhost"
 # 1. Apply every patch; checkpatch each one as it is applied.
 mkdir -p "$(dirname "$report")"
 : > "$report.tmp"
+rm -f "$report.tmp.err"
 declare -a commits cp_err cp_warn
 n=0
 for p in "${series[@]}"; do
