@@ -26,6 +26,8 @@ folds=$here/series-folds
 # kept out of the series until the patch that adds that file.
 holds=$here/series-holds
 # Subjects the series shows instead of the history's (see the file).
+# The cover letter ends with series-figures (the measured figures) and
+# series-notes (why the remaining checkpatch warnings stay).
 subjects=$here/series-subjects
 version=$(cat "$build/base-version")
 
@@ -211,6 +213,7 @@ cover=$(mktemp)
 		echo "  $((ok - sk)) passed, $nok failed, $sk skipped"
 		echo
 	done
+	[ -f "$here/series-figures" ] && cat "$here/series-figures"
 	[ -f "$here/series-notes" ] && cat "$here/series-notes"
 } > "$cover"
 git -C "$tree" -c user.name="$signoff_name" -c user.email="$signoff_mail" \
