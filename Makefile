@@ -110,21 +110,21 @@ shell: initramfs
 N		?= 10
 .PHONY: check-loop
 check-loop: initramfs
-	@$(HARNESS)/check-loop.sh $(N) ARCH=$(ARCH) $(if $(SMP),SMP=$(SMP)) \
+	@$(HARNESS)/reliability/check-loop.sh $(N) ARCH=$(ARCH) $(if $(SMP),SMP=$(SMP)) \
 		$(if $(FTRACE),FTRACE="$(FTRACE)") $(if $(CMDLINE),CMDLINE="$(CMDLINE)")
 
 # make bench: probe costs, ours against the base tree built with the same
-# config, in QEMU, A/B boots (see tools/testing/probes/BENCH.md).
+# config, in QEMU, A/B boots (see tools/testing/probes/bench/BENCH.md).
 .PHONY: bench
 bench: initramfs
-	@$(HARNESS)/bench.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+	@$(HARNESS)/bench/bench.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
 # make torture-compare: the strict torture run against the base and
 # against ours, under each QEMU of COMPARE_QEMUS (RELIABILITY.md,
 # finding 12); table in build/results/torture-compare.txt.
 .PHONY: torture-compare
 torture-compare: initramfs
-	@$(HARNESS)/torture-compare.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+	@$(HARNESS)/reliability/torture-compare.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
 # make check-clients: the distribution's clients (perf probe, bpftrace,
 # bcc, bpftool) in a Debian bookworm root (a cached ext4 image, read-only),
@@ -168,13 +168,13 @@ check-clients: $(CLIENTS_TREE)
 		$(RESULTS)/$(CLIENTS_VARIANT).tap clients
 
 patches: base
-	@$(HARNESS)/patches.sh . $(BUILD)
+	@$(HARNESS)/series/patches.sh . $(BUILD)
 
 # make patches-check: git am the series onto a fresh base, build at every
 # patch, checkpatch --strict every patch (PATCHES_FROM=N, PATCHES_BUILD=0).
 .PHONY: patches-check
 patches-check: patches
-	@$(HARNESS)/patches-check.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+	@$(HARNESS)/series/check.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
 # make kconfig-check: Debian's configs give the same options with the
 # symbols moved into Kconfig.probes.

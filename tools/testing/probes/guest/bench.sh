@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench, in the guest: load the benchmark module (probes_bench.ko,
-# see tools/testing/probes/bench/) and run every scenario once.  Each
+# see tools/testing/probes/bench/module/) and run every scenario once.  Each
 # figure is one JSON line in /results/bench.jsonl; how long each step took
 # goes to /results/bench-steps.txt.  The host boots this several times per
-# kernel and aggregates (tools/testing/probes/bench-report.py).
+# kernel and aggregates (tools/testing/probes/bench/report.py).
 #
 # Kernel command line knobs (the host sets them):
 #   probes.bench_n=N     calls timed per call-cost figure (default 20000)

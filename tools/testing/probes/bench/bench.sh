@@ -13,7 +13,7 @@
 # appended to each kernel's initramfs, and the two kernels are booted in
 # turn, base then ours, BENCH_ROUNDS times under plain TCG (wall time)
 # and BENCH_ICOUNT_ROUNDS times under -icount (instruction count).  The
-# guest side is guest/bench.sh; bench-report.py turns the results into
+# guest side is guest/bench.sh; report.py turns the results into
 # $BUILD/results/bench-$ARCH.json and the table bench-$ARCH.txt.
 #
 # Environment:
@@ -75,7 +75,7 @@ for side in base ours; do
 	# left in its root by hand would override the image's own.
 	rm -rf "$mod.root"
 	mkdir -p "$mod" "$mod.root/opt/probes-bench"
-	rsync -a "$here/bench/" "$mod/"
+	rsync -a "$here/bench/module/" "$mod/"
 	log MODULE "probes_bench.ko for $side"
 	make -s -C "$out" M="$(realpath "$mod")" ARCH="$karch" \
 		CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" modules
@@ -119,5 +119,5 @@ for r in $(seq 1 "$rounds"); do run_round wall "$r"; done
 for r in $(seq 1 "$irounds"); do run_round icount "$r"; done
 
 echo "total $(($(date +%s) - start))s" >> "$boots"
-python3 "$here/bench-report.py" "$res" "$build/results/bench-$arch.json" \
+python3 "$here/bench/report.py" "$res" "$build/results/bench-$arch.json" \
 	"$build/results/bench-$arch.txt" "$icount"

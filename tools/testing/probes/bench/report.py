@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Aggregate make bench results into JSON and a readable table.
 
-    bench-report.py RESULTS_DIR JSON_OUT TABLE_OUT ICOUNT_ARG
+    report.py RESULTS_DIR JSON_OUT TABLE_OUT ICOUNT_ARG
 
 RESULTS_DIR holds MODE/SIDE/rROUND/bench.jsonl as tools/testing/probes/
 bench.sh leaves them (MODE wall or icount, SIDE base or ours) and

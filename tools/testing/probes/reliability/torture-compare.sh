@@ -41,7 +41,7 @@ arch=$1 build=$(realpath -m "$2")
 shift 2
 frags=()
 for f in "$@"; do frags+=("$(realpath "$f")"); done
-here=$(dirname "$(readlink -f "$0")")
+here=$(dirname "$(dirname "$(readlink -f "$0")")")
 repo=$(realpath "$here/../../..")
 runs=${COMPARE_RUNS:-10} secs=${COMPARE_SECS:-40} boots=${COMPARE_BOOTS:-1}
 qemus=${COMPARE_QEMUS:-10=qemu-system-$([ "$arch" = arm64 ] && echo aarch64 || echo x86_64) 7.2}
@@ -49,8 +49,8 @@ export TCG_THREAD=${TCG_THREAD:-multi} SMP=${SMP:-2}
 res=$build/results/torture-compare
 report=$build/results/torture-compare.txt
 
-# shellcheck source=common.sh
-. "$(dirname "$(readlink -f "$0")")/common.sh"
+# shellcheck source=../common.sh
+. "$(dirname "$(readlink -f "$0")")/../common.sh"
 arch_vars "$arch" torture-compare
 
 # Debian 12's QEMU 7.2 beside the installed one: its packages unpacked

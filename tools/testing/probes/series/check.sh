@@ -5,7 +5,7 @@
 # fresh copy of the base with git am, builds at every patch, and passes
 # checkpatch --strict with no error.
 #
-#   patches-check.sh ARCH BUILD_DIR FRAGMENT...
+#   series/check.sh ARCH BUILD_DIR FRAGMENT...
 #
 # The patches are applied one by one in $BUILD/am (a worktree of the base
 # repository, branch "am"); after each one the tree is built out of tree
@@ -46,8 +46,8 @@ only=${PATCHES_ONLY:-}
 do_build=${PATCHES_BUILD:-1}
 jobs=${JOBS:-$(nproc)}
 
-# shellcheck source=common.sh
-. "$(dirname "$(readlink -f "$0")")/common.sh"
+# shellcheck source=../common.sh
+. "$(dirname "$(readlink -f "$0")")/../common.sh"
 arch_vars "$arch" patches-check
 
 # Does patch file $1 change a file that PATCHES_BUILD=$do_build selects?

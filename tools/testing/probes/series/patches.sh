@@ -7,7 +7,7 @@
 # ($BUILD/series, branch "series"), then "git format-patch" writes them to
 # $BUILD/patches with a cover letter.  Commits that only touch the harness
 # (Makefile, README, tools/testing/probes) do not appear.  A commit whose
-# subject is listed in series-folds is folded into the patch before it,
+# subject is listed in series/folds is folded into the patch before it,
 # or into the patch a second, tab-separated subject names (see the file).
 #
 # Usage: patches.sh REPO_DIR BUILD_DIR
@@ -21,14 +21,14 @@ tree=$build/series
 outdir=$build/patches
 # Subjects of commits that only mend the commit before them (review
 # follow-ups): their change is folded into the previous patch.
-folds=$here/series-folds
+folds=$here/series/folds
 # Lines that a commit added before the file they need existed: each is
 # kept out of the series until the patch that adds that file.
-holds=$here/series-holds
+holds=$here/series/holds
 # Subjects the series shows instead of the history's (see the file).
-# The cover letter ends with series-figures (the measured figures) and
-# series-notes (why the remaining checkpatch warnings stay).
-subjects=$here/series-subjects
+# The cover letter ends with series/figures (the measured figures) and
+# series/notes (why the remaining checkpatch warnings stay).
+subjects=$here/series/subjects
 version=$(cat "$build/base-version")
 
 git -C "$base" worktree prune
@@ -46,7 +46,7 @@ trap 'rm -rf "$export_dir"' EXIT
 signoff_name=$(git -C "$repo" config user.name || echo "Probes Developers")
 signoff_mail=$(git -C "$repo" config user.email || echo "probes@localhost")
 
-# hold_lines DIR SUBJECT: drop from DIR the lines series-holds still
+# hold_lines DIR SUBJECT: drop from DIR the lines series/holds still
 # holds back at the commit SUBJECT.  A hold ends at the commit whose
 # subject it names, and stays ended (released[]).
 declare -A released=()
@@ -86,7 +86,7 @@ while IFS=$'\t' read -r what into paths moves; do
 	[ -n "$into" ] || continue
 	c=${subject_commit[$what]:-}
 	[ -n "$c" ] && [ -n "${subject_commit[$into]:-}" ] || {
-		echo "patches: series-folds: no commit \"$what\" or \"$into\"" >&2
+		echo "patches: series/folds: no commit \"$what\" or \"$into\"" >&2
 		exit 1
 	}
 	nfold=$((nfold + 1))
@@ -97,7 +97,7 @@ while IFS=$'\t' read -r what into paths moves; do
 		git -C "$repo" diff "$c^" "$c" -- "${kpaths[@]}" > "$export_dir/fold-$nfold.diff"
 	fi
 	[ -s "$export_dir/fold-$nfold.diff" ] || {
-		echo "patches: series-folds: \"$what\" changes nothing in ${paths:-the kernel tree}" >&2
+		echo "patches: series/folds: \"$what\" changes nothing in ${paths:-the kernel tree}" >&2
 		exit 1
 	}
 	fold_into[$nfold]=$into
@@ -151,7 +151,7 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	done
 	for f in "${!fold_active[@]}"; do
 		fold_apply "$f" "$c" "$export_dir/t" || {
-			echo "patches: \"${fold_what[$f]}\" (series-folds) does not apply at \"$subject\"" >&2
+			echo "patches: \"${fold_what[$f]}\" (series/folds) does not apply at \"$subject\"" >&2
 			exit 1
 		}
 	done
@@ -177,10 +177,13 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 		continue
 	fi
 	msg=$(git -C "$repo" log -1 --format=%B "$c")
-	# A subject mapped in series-subjects: the series shows the new one.
+	# A subject mapped in series/subjects: the series shows the new one.
+	# A third field names a file in series/ whose text replaces the body.
 	if [ -f "$subjects" ]; then
 		mapped=$(awk -F'\t' -v s="$subject" '!/^#/ && $1 == s { print $2; exit }' "$subjects")
+		body=$(awk -F'\t' -v s="$subject" '!/^#/ && $1 == s { print $3; exit }' "$subjects")
 		[ -n "$mapped" ] && msg=$(printf '%s\n%s' "$mapped" "$(printf '%s\n' "$msg" | tail -n +2)")
+		[ -n "$body" ] && msg=$(printf '%s\n\n%s' "$(printf '%s\n' "$msg" | head -1)" "$(cat "$here/series/$body")")
 	fi
 	author=$(git -C "$repo" log -1 --format='%an <%ae>' "$c")
 	date=$(git -C "$repo" log -1 --format=%aD "$c")
@@ -213,8 +216,8 @@ cover=$(mktemp)
 		echo "  $((ok - sk)) passed, $nok failed, $sk skipped"
 		echo
 	done
-	[ -f "$here/series-figures" ] && cat "$here/series-figures"
-	[ -f "$here/series-notes" ] && cat "$here/series-notes"
+	[ -f "$here/series/figures" ] && cat "$here/series/figures"
+	[ -f "$here/series/notes" ] && cat "$here/series/notes"
 } > "$cover"
 git -C "$tree" -c user.name="$signoff_name" -c user.email="$signoff_mail" \
 	format-patch -q --cover-letter --cover-from-description=subject \
