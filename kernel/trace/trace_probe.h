@@ -8,8 +8,8 @@
  * hit with the helpers of trace_probe_tmpl.h.  See the comment at the top
  * of trace_probe.c for the whole pipeline.
  *
- * Besides our front ends (trace_kprobe.c, trace_fprobe.c), code of the
- * tree that this series does not own includes this header and must keep
+ * Besides the kprobe and fprobe front ends (trace_kprobe.c,
+ * trace_fprobe.c), other tracing code includes this header and must keep
  * building against it: trace_uprobe.c, trace_eprobe.c,
  * trace_events_synth.c, trace_event_perf.c and bpf_trace.c.  What only
  * the engine's own files share is in trace_probe_internal.h.

@@ -341,7 +341,7 @@ static void refusals_have_their_errno(struct kunit *test)
 /*
  * An offset inside the landing pad at a function's start (ENDBR with
  * IBT, BTI on arm64) names no instruction: refused with -EILSEQ, by
- * symbol and by address alike, where the base's IBT code used to move
+ * symbol and by address alike, where Linux 6.12's IBT code used to move
  * it silently past the pad.  Offset 0 and the pad's size both mean the
  * entry; a kretprobe inside the pad is not at the entry (-EINVAL).
  */
@@ -497,7 +497,7 @@ static noinline int kpk_stacked_caller(void)
 
 /*
  * Several return probes on one function: every handler sees the real
- * return address (in the base, all but the one hooked first saw the
+ * return address (in Linux 6.12, all but the one hooked first saw the
  * trampoline), and they run newest hook first, that is in the reverse
  * order of their entry handlers, which run in registration order.
  */
