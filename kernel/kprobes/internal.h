@@ -36,6 +36,7 @@ enum kprobe_opt_state {
 	KPROBE_OPT_QUEUED,	/* breakpoint in text, queued for a jump */
 	KPROBE_OPT_ON,		/* jump in the text */
 	KPROBE_OPT_UNQUEUED,	/* jump in text, queued to go back */
+	KPROBE_OPT_NEVER,	/* no detour could be built for this code */
 };
 
 /**

@@ -3,15 +3,26 @@
  * Glue to the architecture's jump optimizer.
  *
  * An armed breakpoint site without post handlers may be replaced by a
- * jump to a detour buffer.  Sites move through enum kprobe_opt_state;
- * the OPTIMIZED flag is set in every state but IDLE, and op->list links
- * a site on the queue of its state (empty in IDLE and ON), which is
- * what the architecture's opt.c expects.  A delayed work turns the
- * queues into text changes, one batch per run: undo jumps, wait for
+ * jump to a detour buffer.  Sites move through enum kprobe_opt_state,
+ * and op->list links a site on the queue of its state (empty in IDLE,
+ * ON and NEVER), which is what the architecture's opt.c expects.  A
+ * delayed work turns the queues into text changes, one batch per run:
+ * undo jumps, build the detour buffers of newly queued sites, wait for
  * every task to have left the patched regions (RCU tasks), install
  * jumps, then free sites that lost their last user meanwhile.
+ *
+ * A breakpoint site gets its detour buffer at registration only while
+ * optimization is on (kprobe_opt_prepare()); a site registered with
+ * optimization off, or an ftrace site, costs no buffer.  The optimizer
+ * builds the buffer of a site queued without one (optimization switched
+ * on later, a region freed of another probe).  The OPTIMIZED flag, which
+ * sends int3 hits into the buffer instead of single-stepping (and which
+ * kprobes/list shows), is set once the buffer is complete: at queueing
+ * for a site that has one, else by the optimizer right after building
+ * it, before its RCU tasks wait in both cases.
  */
 #include <linux/cpu.h>
+#include <linux/jump_label.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/sysctl.h>
@@ -38,14 +49,30 @@ static void kprobe_opt_kick(void)
 }
 
 /*
- * Build the detour buffer of a new breakpoint site, if the arch can.
+ * Build the detour buffer of a new breakpoint site while optimization is
+ * on, so that it can be queued (and shown as optimized) right away; a
+ * site whose code cannot take a jump is never queued.
  * Context: kprobe_mutex, cpus_read_lock, jump_label_lock, text_mutex.
  */
 void kprobe_opt_prepare(struct kprobe_site *s)
 {
 	lockdep_assert_held(&text_mutex);
-	if (!kprobe_ftrace(site_kp(s)))
-		arch_prepare_optimized_kprobe(&s->op, site_kp(s));
+	if (!kprobe_opt_allowed || kprobe_ftrace(site_kp(s)) ||
+	    arch_prepared_optinsn(&s->op.optinsn))
+		return;
+	arch_prepare_optimized_kprobe(&s->op, site_kp(s));
+	if (!arch_prepared_optinsn(&s->op.optinsn))
+		s->opt_state = KPROBE_OPT_NEVER;
+}
+
+/*
+ * From now on int3 hits may run in @s's detour buffer, which must be
+ * complete.  Context: kprobe_mutex held.
+ */
+static void opt_set_used(struct kprobe_site *s)
+{
+	s->opt_used = true;
+	site_kp(s)->flags |= KPROBE_FLAG_OPTIMIZED;
 }
 
 /*
@@ -59,7 +86,10 @@ void kprobe_opt_try(struct kprobe_site *s)
 	lockdep_assert_held(&kprobe_mutex);
 	if (!kprobe_opt_allowed || !s->armed || !site_wants_arm(s) ||
 	    kp->post_handler || kprobe_ftrace(kp) ||
-	    !arch_prepared_optinsn(&s->op.optinsn) ||
+	    s->opt_state == KPROBE_OPT_NEVER)
+		return;
+	/* Without a buffer yet, the optimizer checks after building it. */
+	if (arch_prepared_optinsn(&s->op.optinsn) &&
 	    arch_check_optimized_kprobe(&s->op) < 0)
 		return;
 
@@ -69,9 +99,8 @@ void kprobe_opt_try(struct kprobe_site *s)
 		s->opt_state = KPROBE_OPT_ON;
 		break;
 	case KPROBE_OPT_IDLE:
-		/* From now on int3 hits may run in the detour buffer. */
-		s->opt_used = true;
-		kp->flags |= KPROBE_FLAG_OPTIMIZED;
+		if (arch_prepared_optinsn(&s->op.optinsn))
+			opt_set_used(s);
 		list_add_tail(&s->op.list, &kprobe_opt_queue);
 		s->opt_state = KPROBE_OPT_QUEUED;
 		kprobe_opt_kick();
@@ -261,6 +290,42 @@ static void opt_run_unqueue(struct list_head *doomed)
 	kvfree(kps);
 }
 
+/*
+ * Build the detour buffers of the queued sites that have none.  A site
+ * whose code cannot take a jump is never queued again; one that may
+ * not jump yet (another probe in its region) goes back to IDLE and is
+ * queued again when that probe goes (kprobe_opt_unblock()).
+ * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex
+ * held.
+ */
+static void opt_run_build(void)
+{
+	struct optimized_kprobe *op, *tmp;
+
+	list_for_each_entry_safe(op, tmp, &kprobe_opt_queue, list) {
+		struct kprobe_site *s = op_site(op);
+
+		if (arch_prepared_optinsn(&op->optinsn))
+			continue;
+		arch_prepare_optimized_kprobe(op, &op->kp);
+		if (!arch_prepared_optinsn(&op->optinsn)) {
+			opt_set_idle(s);
+			s->opt_state = KPROBE_OPT_NEVER;
+			continue;
+		}
+		if (arch_check_optimized_kprobe(op) < 0) {
+			opt_set_idle(s);
+			continue;
+		}
+		/*
+		 * The buffer is written (text_poke() orders it) before an
+		 * int3 hit can see the flag and run in it.
+		 */
+		smp_wmb();
+		opt_set_used(s);
+	}
+}
+
 /* Install the queued jumps.  Context: as opt_run_unqueue(). */
 static void opt_run_queue(void)
 {
@@ -290,9 +355,13 @@ static void kprobe_optimizer(struct work_struct *work)
 
 	mutex_lock(&kprobe_mutex);
 	cpus_read_lock();
+	jump_label_lock();
 	mutex_lock(&text_mutex);
 	opt_run_unqueue(&doomed);
+	if (kprobe_opt_allowed && !kprobes_all_disarmed)
+		opt_run_build();
 	mutex_unlock(&text_mutex);
+	jump_label_unlock();
 	cpus_read_unlock();
 
 	/*

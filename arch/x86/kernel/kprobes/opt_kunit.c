@@ -320,6 +320,43 @@ static void post_handler_prevents_jump(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 2);
 }
 
+/* Has the site at @addr a detour buffer?  Read as kpo_site_flag(). */
+static bool kpo_has_detour(kprobe_opcode_t *addr)
+{
+	struct kprobe *p;
+	bool ret = false;
+
+	wait_for_kprobe_optimizer();
+	preempt_disable();
+	p = get_kprobe(addr);
+	if (p)
+		ret = container_of(p, struct optimized_kprobe, kp)->optinsn.insn;
+	preempt_enable();
+	return ret;
+}
+
+/*
+ * A site registered with optimization off gets no detour buffer; the
+ * optimizer builds one when optimization is switched on.
+ */
+static void detour_built_only_when_optimizing(struct kunit *test)
+{
+	struct kprobe kp = { .addr = kpo_addr(KPO_SITE), .pre_handler = kpo_count };
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	kpo_set_sysctl(test, 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_TRUE(test, kpo_is_int3(kp.addr));
+	KUNIT_EXPECT_FALSE(test, kpo_has_detour(kp.addr));
+	KUNIT_EXPECT_EQ(test, kpo_straight(1), kpo_straight_expected(1));
+	kpo_set_sysctl(test, 1);
+	KUNIT_EXPECT_TRUE(test, kpo_is_jump(kp.addr));
+	KUNIT_EXPECT_TRUE(test, kpo_has_detour(kp.addr));
+	KUNIT_EXPECT_EQ(test, kpo_straight(2), kpo_straight_expected(2));
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 2);
+}
+
 /* A second probe inside the region sends the first back to int3. */
 static void second_probe_in_region_prevents_jump(struct kunit *test)
 {
@@ -505,6 +542,7 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(handler_stack_trace_reaches_probed_function),
 	KUNIT_CASE_PARAM(unsafe_region_is_refused, kpo_refusal_gen_params),
 	KUNIT_CASE(post_handler_prevents_jump),
+	KUNIT_CASE(detour_built_only_when_optimizing),
 	KUNIT_CASE(second_probe_in_region_prevents_jump),
 	KUNIT_CASE(disable_removes_jump),
 	KUNIT_CASE(sysctl_round_trip),
