@@ -170,6 +170,17 @@ cat /tmp/syms > $D/syms
 settle
 cmd fprobe_syms
 
+# 7. One fprobe on every traceable function of the kernel (by name, as
+#    in step 6; module functions and names starting with "__" left out)
+#    and on the target: its registration, and the target's hit with all
+#    of them attached (against fprobe_entry, the fprobe on the target
+#    alone).
+{ grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+	sort -u; echo probes_bench_target; } > /tmp/syms
+cat /tmp/syms > $D/syms
+settle
+cmd "fprobe_wide $N"
+
 rmmod probes_bench
 echo "$(($(now_ms) - T0)) ms  total" >> $STEPS
 echo "probes: bench: $(wc -l < $OUT) figures in $(($(now_ms) - T0)) ms"

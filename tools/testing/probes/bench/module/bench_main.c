@@ -32,6 +32,10 @@
  *                     one fprobe on the functions matching GLOB
  *   fprobe_syms       the same with register_fprobe_syms() on the names
  *                     written to "syms"
+ *   fprobe_wide N     the same on the names written to "syms" (every
+ *                     traceable function of the kernel, and
+ *                     probes_bench_target), and N calls of the target
+ *                     while the fprobe is on
  *
  * Scenarios: what one call of probes_bench_target() costs with
  *   none              no probe: the baseline every other one includes
@@ -571,8 +575,14 @@ static int pb_optimize(unsigned int k)
 }
 #endif
 
-/* Register and unregister one fprobe by glob or by the "syms" list. */
-static int pb_fprobe_reg(const char *glob)
+/*
+ * Register and unregister one fprobe by glob or by the "syms" list.
+ * With @wide_n (the "fprobe_wide N" command, "syms" holding every
+ * traceable function of the kernel and the target), also time N calls
+ * of the target while the fprobe is on all of them, and name the
+ * figures "_all".
+ */
+static int pb_fprobe_reg(const char *glob, unsigned long wide_n)
 {
 	const char **syms = NULL;
 	unsigned int nsyms = 0;
@@ -611,14 +621,22 @@ static int pb_fprobe_reg(const char *glob)
 		ret = register_fprobe_syms(&pb_fp, syms, nsyms);
 	t1 = get_cycles();
 	if (!ret) {
+		long hits = atomic_long_read(&pb_hits);
+		u64 tu;
+
+		if (wide_n)
+			pb_time(wide_n, "fprobe_entry_with_all");
+		tu = get_cycles();
 		unregister_fprobe(&pb_fp);
 		t2 = get_cycles();
-		pb_emit_figure(glob ? "fprobe_register_glob" :
-			       "fprobe_register_syms", "op", 1, t1 - t0);
+		pb_emit_figure(wide_n ? "fprobe_register_all" : glob ?
+			       "fprobe_register_glob" : "fprobe_register_syms",
+			       "op", 1, t1 - t0);
 		pb_emit(",\"symbols\":%u,\"hits_while_on\":%ld}\n", nsyms,
-			atomic_long_read(&pb_hits));
-		pb_emit_figure(glob ? "fprobe_unregister_glob" :
-			       "fprobe_unregister_syms", "op", 1, t2 - t1);
+			hits);
+		pb_emit_figure(wide_n ? "fprobe_unregister_all" : glob ?
+			       "fprobe_unregister_glob" : "fprobe_unregister_syms",
+			       "op", 1, t2 - tu);
 		pb_emit(",\"symbols\":%u}\n", nsyms);
 	}
 	if (syms) {
@@ -663,9 +681,14 @@ static int pb_command(char *cmd)
 		return 0;
 	}
 	if (!strcmp(argv[0], "fprobe_glob") && argc >= 2)
-		return pb_fprobe_reg(argv[1]);
+		return pb_fprobe_reg(argv[1], 0);
 	if (!strcmp(argv[0], "fprobe_syms"))
-		return pb_fprobe_reg(NULL);
+		return pb_fprobe_reg(NULL, 0);
+	if (!strcmp(argv[0], "fprobe_wide") && argc >= 2) {
+		if (kstrtoul(argv[1], 0, &n) || !n)
+			return -EINVAL;
+		return pb_fprobe_reg(NULL, n);
+	}
 	if (argc < 2 || kstrtoul(argv[1], 0, &n))
 		return -EINVAL;
 	if (!strcmp(argv[0], "hold"))
