@@ -15,7 +15,7 @@
  * optimization is on (kprobe_opt_prepare()); a site registered with
  * optimization off, or an ftrace site, costs no buffer.  The optimizer
  * builds the buffer of a site queued without one (optimization switched
- * on later, a region freed of another probe).  The OPTIMIZED flag, which
+ * on after the site was registered).  The OPTIMIZED flag, which
  * sends int3 hits into the buffer instead of single-stepping (and which
  * kprobes/list shows), is set once the buffer is complete: at queueing
  * for a site that has one, else by the optimizer right after building
@@ -49,20 +49,32 @@ static void kprobe_opt_kick(void)
 }
 
 /*
- * Build the detour buffer of a new breakpoint site while optimization is
- * on, so that it can be queued (and shown as optimized) right away; a
- * site whose code cannot take a jump is never queued.
+ * Build @s's detour buffer.  A site whose code cannot take a jump goes
+ * to NEVER and is not queued again until its code is prepared anew.
+ * Return: true if the buffer is ready.
  * Context: kprobe_mutex, cpus_read_lock, jump_label_lock, text_mutex.
+ */
+static bool opt_build(struct kprobe_site *s)
+{
+	lockdep_assert_held(&text_mutex);
+	arch_prepare_optimized_kprobe(&s->op, site_kp(s));
+	if (arch_prepared_optinsn(&s->op.optinsn))
+		return true;
+	list_del_init(&s->op.list);
+	s->opt_state = KPROBE_OPT_NEVER;
+	return false;
+}
+
+/*
+ * Build the detour buffer of a new breakpoint site while optimization is
+ * on, so that it can be queued (and shown as optimized) right away.
+ * Context: as opt_build().
  */
 void kprobe_opt_prepare(struct kprobe_site *s)
 {
-	lockdep_assert_held(&text_mutex);
-	if (!kprobe_opt_allowed || kprobe_ftrace(site_kp(s)) ||
-	    arch_prepared_optinsn(&s->op.optinsn))
-		return;
-	arch_prepare_optimized_kprobe(&s->op, site_kp(s));
-	if (!arch_prepared_optinsn(&s->op.optinsn))
-		s->opt_state = KPROBE_OPT_NEVER;
+	if (kprobe_opt_allowed && !kprobe_ftrace(site_kp(s)) &&
+	    !arch_prepared_optinsn(&s->op.optinsn))
+		opt_build(s);
 }
 
 /*
@@ -291,12 +303,10 @@ static void opt_run_unqueue(struct list_head *doomed)
 }
 
 /*
- * Build the detour buffers of the queued sites that have none.  A site
- * whose code cannot take a jump is never queued again; one that may
- * not jump yet (another probe in its region) goes back to IDLE and is
- * queued again when that probe goes (kprobe_opt_unblock()).
- * Context: kprobe_mutex, cpus_read_lock, jump_label_lock and text_mutex
- * held.
+ * Build the detour buffers of the queued sites that have none.  One
+ * that may not jump yet (another probe in its region) goes back to
+ * IDLE and is queued again when that probe goes (kprobe_opt_unblock()).
+ * Context: as opt_build().
  */
 static void opt_run_build(void)
 {
@@ -305,21 +315,15 @@ static void opt_run_build(void)
 	list_for_each_entry_safe(op, tmp, &kprobe_opt_queue, list) {
 		struct kprobe_site *s = op_site(op);
 
-		if (arch_prepared_optinsn(&op->optinsn))
+		if (arch_prepared_optinsn(&op->optinsn) || !opt_build(s))
 			continue;
-		arch_prepare_optimized_kprobe(op, &op->kp);
-		if (!arch_prepared_optinsn(&op->optinsn)) {
-			opt_set_idle(s);
-			s->opt_state = KPROBE_OPT_NEVER;
-			continue;
-		}
 		if (arch_check_optimized_kprobe(op) < 0) {
 			opt_set_idle(s);
 			continue;
 		}
 		/*
-		 * The buffer is written (text_poke() orders it) before an
-		 * int3 hit can see the flag and run in it.
+		 * Order the buffer and op->optinsn before the flag: an int3
+		 * hit that sees the flag reads optinsn to enter the buffer.
 		 */
 		smp_wmb();
 		opt_set_used(s);
