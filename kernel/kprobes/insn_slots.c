@@ -358,12 +358,20 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 		       char *sym)
 {
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
-	if (!kprobe_cache_get_kallsym(&kprobe_insn_slots, &symnum, value, type, sym))
-		return 0;
+	/* Step slots first, then detour buffers, then the arch's own. */
+	static struct kprobe_insn_cache *const caches[] = {
+		&kprobe_insn_slots,
 #ifdef CONFIG_OPTPROBES
-	if (!kprobe_cache_get_kallsym(&kprobe_optinsn_slots, &symnum, value, type, sym))
-		return 0;
+		&kprobe_optinsn_slots,
 #endif
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(caches); i++) {
+		if (!kprobe_cache_get_kallsym(caches[i], &symnum, value, type,
+					      sym))
+			return 0;
+	}
 #endif
 	return arch_kprobe_get_kallsym(&symnum, value, type, sym);
 }
