@@ -41,7 +41,7 @@ git -C "$tree" clean -qfdx
 rm -f "$tree.overlay.manifest" "$tree.deleted.manifest"
 
 export_dir=$(mktemp -d)
-trap 'rm -rf "$export_dir"' EXIT
+trap '[ -n "${PATCHES_KEEP:-}" ] || rm -rf "$export_dir"' EXIT
 
 signoff_name=$(git -C "$repo" config user.name || echo "Probes Developers")
 signoff_mail=$(git -C "$repo" config user.email || echo "probes@localhost")
@@ -70,45 +70,102 @@ hold_lines() {
 # itself, whose own patch then comes out empty and is dropped.  A file
 # that was renamed between a tree and the fix is patched under its name
 # in that tree; MOVES ("NEW=OLD ...") names the earlier home of code
-# that moved to another file without a rename git can see.  A change
-# that does not apply to one of those trees
-# stops the series with both subjects named.
+# that moved to another file without a rename git can see.
+#
+# INTO "*" absorbs the change (series/absorb.py): each hunk goes back
+# into the patch that wrote the lines it changes.  PATHS "@FILE" names a
+# diff in series/ that is the change as it reads in older code, folded
+# into INTO until the commit that the next line of the same SUBJECT
+# folds into, where that line takes over.  A change that does not apply
+# to one of its trees stops the series with both subjects named.
 kpaths=(arch kernel include lib mm samples Documentation tools scripts Kconfig.probes
 	':(exclude)tools/testing/probes')
 declare -A fold_into=() fold_what=() fold_commit=() fold_moves=() fold_active=() is_fold=()
+declare -A fold_until=()
 nfold=0
-declare -A subject_commit=()
+declare -A subject_commit=() commit_index=()
+n=0
 for c in $(git -C "$repo" rev-list HEAD); do
 	subject_commit[$(git -C "$repo" log -1 --format=%s "$c")]=$c
+	commit_index[$c]=$((n = n - 1))
 done
+# add_fold WHAT COMMIT INTO_COMMIT DIFF MOVES
+add_fold() {
+	nfold=$((nfold + 1))
+	fold_what[$nfold]=$1
+	fold_commit[$nfold]=$2
+	fold_into[$nfold]=$3
+	cp "$4" "$export_dir/fold-$nfold.diff"
+	fold_moves[$nfold]=$5
+	is_fold[$2]=1
+}
+foldmap=$export_dir/foldmap
+: > "$foldmap"
+absorbs=() variant=
 while IFS=$'\t' read -r what into paths moves; do
 	case $what in ''|'#'*) continue ;; esac
 	[ -n "$into" ] || continue
 	c=${subject_commit[$what]:-}
-	[ -n "$c" ] && [ -n "${subject_commit[$into]:-}" ] || {
+	[ -n "$c" ] && { [ "$into" = '*' ] || [ -n "${subject_commit[$into]:-}" ]; } || {
 		echo "patches: series/folds: no commit \"$what\" or \"$into\"" >&2
 		exit 1
 	}
-	nfold=$((nfold + 1))
-	if [ -n "$paths" ]; then
-		# shellcheck disable=SC2086 # PATHS is a list of pathspecs
-		git -C "$repo" diff "$c^" "$c" -- $paths > "$export_dir/fold-$nfold.diff"
-	else
-		git -C "$repo" diff "$c^" "$c" -- "${kpaths[@]}" > "$export_dir/fold-$nfold.diff"
+	# The line after an "@FILE" one says where it ends.
+	if [ -n "$variant" ]; then
+		[ "${fold_what[$variant]}" = "$what" ] && [ "$into" != '*' ] || {
+			echo "patches: series/folds: \"$what\": no line after its @ diff" >&2
+			exit 1
+		}
+		fold_until[$variant]=${subject_commit[$into]}
+		variant=
 	fi
-	[ -s "$export_dir/fold-$nfold.diff" ] || {
+	if [ "$into" = '*' ]; then
+		printf '%s\t*\t%s\n' "$c" "$paths" >> "$foldmap"
+		absorbs+=("$what")
+		continue
+	fi
+	case $paths in
+	@*)
+		[ -f "$here/series/${paths#@}" ] || {
+			echo "patches: series/folds: no file series/${paths#@}" >&2
+			exit 1
+		}
+		add_fold "$what" "$c" "${subject_commit[$into]}" "$here/series/${paths#@}" "$moves"
+		variant=$nfold
+		continue
+		;;
+	'')
+		git -C "$repo" diff "$c^" "$c" -- "${kpaths[@]}" > "$export_dir/fold.diff" ;;
+	*)
+		printf '%s\t%s\t%s\n' "$c" "${subject_commit[$into]}" "$paths" >> "$foldmap"
+		# shellcheck disable=SC2086 # PATHS is a list of pathspecs
+		git -C "$repo" diff "$c^" "$c" -- $paths > "$export_dir/fold.diff" ;;
+	esac
+	[ -n "$paths" ] || printf '%s\t%s\n' "$c" "${subject_commit[$into]}" >> "$foldmap"
+	[ -s "$export_dir/fold.diff" ] || {
 		echo "patches: series/folds: \"$what\" changes nothing in ${paths:-the kernel tree}" >&2
 		exit 1
 	}
-	fold_into[$nfold]=$into
-	fold_what[$nfold]=$what
-	fold_commit[$nfold]=$c
-	fold_moves[$nfold]=$moves
-	is_fold[$c]=1
+	add_fold "$what" "$c" "${subject_commit[$into]}" "$export_dir/fold.diff" "$moves"
 done < "$folds"
+[ -z "$variant" ] || {
+	echo "patches: series/folds: \"${fold_what[$variant]}\": no line after its @ diff" >&2
+	exit 1
+}
+for what in "${absorbs[@]}"; do
+	c=${subject_commit[$what]}
+	out=$(python3 "$here/series/absorb.py" "$repo" "$c" "$foldmap" "$export_dir/absorb") || {
+		echo "patches: series/folds: \"$what\" cannot be absorbed" >&2
+		exit 1
+	}
+	while IFS=$'\t' read -r into diff; do
+		add_fold "$what" "$c" "$into" "$diff" ""
+	done <<< "$out"
+done
 
 # fold_apply N COMMIT DIR: apply fold N's change to DIR, the tree of
-# COMMIT, under the names its files had at COMMIT (git's renames, and
+# COMMIT, under the names its files had at COMMIT (git's renames, commit
+# by commit from the newest back, and
 # the fold's MOVES where the new file does not exist yet).
 fold_apply() {
 	local n=$1 at=$2 dir=$3 diff=$export_dir/fold-$1.diff old new move
@@ -119,8 +176,8 @@ fold_apply() {
 			sed -i -e "s|^diff --git a/$new b/$new\$|diff --git a/$old b/$old|" \
 			       -e "s|^--- a/$new\$|--- a/$old|" -e "s|^+++ b/$new\$|+++ b/$old|" \
 			       "$export_dir/fold.diff"
-		done < <(git -C "$repo" diff -M --name-status --diff-filter=R \
-				"$at" "${fold_commit[$n]}^" -- "${kpaths[@]}")
+		done < <(git -C "$repo" log -M --name-status --diff-filter=R --format= \
+				"$at..${fold_commit[$n]}^" -- "${kpaths[@]}")
 		for move in ${fold_moves[$n]}; do
 			new=${move%%=*} old=${move#*=}
 			[ -e "$dir/$new" ] || [ ! -e "$dir/$old" ] && continue
@@ -146,10 +203,14 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 	# The folds that start here, and those that end here (the
 	# commit's own tree has their change).
 	for f in "${!fold_into[@]}"; do
-		[ "${fold_into[$f]}" = "$subject" ] && fold_active[$f]=1
+		[ "${fold_into[$f]}" = "$c" ] && fold_active[$f]=1
+		[ "${fold_until[$f]:-}" = "$c" ] && unset "fold_active[$f]"
 		[ "${fold_commit[$f]}" = "$c" ] && unset "fold_active[$f]"
 	done
-	for f in "${!fold_active[@]}"; do
+	# Oldest fix first: a later fix may change what an earlier one wrote.
+	for f in $(for a in "${!fold_active[@]}"; do
+			echo "${commit_index[${fold_commit[$a]}]} $a"
+		   done | sort -n -k1,1 -k2,2 | cut -d' ' -f2); do
 		fold_apply "$f" "$c" "$export_dir/t" || {
 			echo "patches: \"${fold_what[$f]}\" (series/folds) does not apply at \"$subject\"" >&2
 			exit 1
