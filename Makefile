@@ -119,6 +119,13 @@ check-loop: initramfs
 bench: initramfs
 	@$(HARNESS)/bench/bench.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
+# make insn-profile: where the instructions of one call of a bench
+# scenario go, function by function, the base beside ours (x86_64, the
+# kernels make bench built; gdb steps through the call).
+.PHONY: insn-profile
+insn-profile:
+	@$(HARNESS)/bench/insn-profile.sh $(BUILD) $(SCENARIO)
+
 # make torture-compare: the strict torture run against the base and
 # against ours, under each QEMU of COMPARE_QEMUS (RELIABILITY.md,
 # finding 12); table in build/results/torture-compare.txt.

@@ -122,7 +122,7 @@ on_timeout() {
 	echo "  QEMU     timed out after ${tmo}s; vCPU state in ${log#$PWD/}.vcpus" >&2
 	{
 		echo "# $(date -u '+%F %T') UTC, ${tmo}s after boot: every vCPU"
-		"$here/vcpu-dump.sh" "$arch" "$sock_dir/gdb" "$vmlinux"
+		"$here/vcpu-dump.sh" "$arch" "$gdb_sock" "$vmlinux"
 	} > "$log.vcpus" 2>&1
 	size=$(stat -c %s "$log")
 	sleep "${HANG_GRACE:-60}"
@@ -134,7 +134,7 @@ on_timeout() {
 	# A second look: did the PCs and jiffies move?
 	{
 		echo "# $(date -u '+%F %T') UTC, ${HANG_GRACE:-60}s later: every vCPU again"
-		"$here/vcpu-dump.sh" "$arch" "$sock_dir/gdb" "$vmlinux"
+		"$here/vcpu-dump.sh" "$arch" "$gdb_sock" "$vmlinux"
 	} >> "$log.vcpus" 2>&1
 	kill -TERM "$qpid" 2>/dev/null
 	sleep 5
@@ -151,7 +151,10 @@ else
 	sock_dir=$(mktemp -d /tmp/probes-qemu.XXXXXX)
 	trap 'rm -rf "$sock_dir"' EXIT
 	rm -f "$log.vcpus"
-	qemu+=(-chardev "socket,id=gdbstub,path=$sock_dir/gdb,server=on,wait=off"
+	# QEMU_GDB_SOCK: where the stub listens, for a debugger of one's own
+	# (bench/insn-profile.sh); by default a private directory.
+	gdb_sock=${QEMU_GDB_SOCK:-$sock_dir/gdb}
+	qemu+=(-chardev "socket,id=gdbstub,path=$gdb_sock,server=on,wait=off"
 	       -gdb chardev:gdbstub)
 	"${qemu[@]}" > "$log" 2>&1 < /dev/null &
 	qpid=$!
