@@ -196,12 +196,11 @@ static nokprobe_inline int tfp_load_source(struct fetch_insn *code,
 }
 
 /*
- * The engine's per-probe-type hook (see trace_probe_tmpl.h): run fetch
- * program @code against the registers @rec of a hit.
+ * Programs other than a value stored as loaded (see process_fetch_insn()),
+ * out of line: only they need the frame of the string and symbol stores.
  */
-static int
-process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
-		   void *dest, void *base)
+static noinline int tfp_fetch_insn(struct fetch_insn *code, void *rec,
+				   void *edata, void *dest, void *base)
 {
 	unsigned long val;
 	int err;
@@ -214,6 +213,27 @@ process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 	if (err < 0)
 		return err;
 	return process_fetch_insn_bottom(code + 1, val, dest, base);
+}
+NOKPROBE_SYMBOL(tfp_fetch_insn)
+
+/*
+ * The engine's per-probe-type hook (see trace_probe_tmpl.h): run fetch
+ * program @code against the registers @rec of a hit.  The common
+ * argument, a register, argument or stack slot stored as is, is stored
+ * here, the rest by tfp_fetch_insn().
+ */
+static int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+		   void *dest, void *base)
+{
+	unsigned long val;
+
+	if (likely(dest && fetch_insn_is_raw(code)) &&
+	    !tfp_load_source(code, rec, edata, &val)) {
+		fetch_put_value(dest, code[1].size, val);
+		return 0;
+	}
+	return tfp_fetch_insn(code, rec, edata, dest, base);
 }
 NOKPROBE_SYMBOL(process_fetch_insn)
 

@@ -868,13 +868,14 @@ kev_load_context(struct fetch_insn *code, struct pt_regs *regs, void *edata,
 }
 
 /*
- * Run the fetch program @code of one argument on the probed context @rec
- * (a pt_regs), storing into @dest.  Called by the engine's templates.
- * Not verified: the program is built by the parser, not by users.
+ * Every program but the common one (see process_fetch_insn()): symbol
+ * placeholders, immediates, dereferences, strings, bitfields, arrays.
+ * Out of line, so that the stack frame its string and symbol stores need
+ * is set up only for them.
  */
-static int
-process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
-		   void *dest, void *base)
+static noinline int
+kev_fetch_insn(struct fetch_insn *code, void *rec, void *edata, void *dest,
+	       void *base)
 {
 	unsigned long val;
 	int ret;
@@ -889,6 +890,29 @@ process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
 			return ret;
 	}
 	return process_fetch_insn_bottom(code + 1, val, dest, base);
+}
+NOKPROBE_SYMBOL(kev_fetch_insn)
+
+/*
+ * Run the fetch program @code of one argument on the probed context @rec
+ * (a pt_regs), storing into @dest.  Called by the engine's templates.
+ * Not verified: the program is built by the parser, not by users.
+ *
+ * A register, argument or stack slot stored as is, which is what most
+ * arguments are, is stored here; the rest goes to kev_fetch_insn().
+ */
+static int
+process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
+		   void *dest, void *base)
+{
+	unsigned long val;
+
+	if (likely(dest && fetch_insn_is_raw(code)) &&
+	    kev_load_context(code, rec, edata, &val)) {
+		fetch_put_value(dest, code[1].size, val);
+		return 0;
+	}
+	return kev_fetch_insn(code, rec, edata, dest, base);
 }
 NOKPROBE_SYMBOL(process_fetch_insn)
 

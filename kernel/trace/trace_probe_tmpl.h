@@ -109,6 +109,21 @@ fetch_put_value(void *dest, unsigned int size, unsigned long val)
 }
 
 /*
+ * Is @code (a program starting at its LOAD) the common argument, a value
+ * stored as it was loaded: LOAD, ST_RAW, END?  A register, $argN,
+ * $stackN or $retval with a plain type is.  For such a program the
+ * stages after LOAD reduce to fetch_put_value(@dest, code[1].size, val),
+ * which a front end's process_fetch_insn() may do itself, away from the
+ * string and symbol stores and the stack frame they need.  The program
+ * holds at least LOAD, one more instruction and END, so code[2] is only
+ * read when code[1] is not END.
+ */
+static nokprobe_inline bool fetch_insn_is_raw(const struct fetch_insn *code)
+{
+	return code[1].op == FETCH_OP_ST_RAW && code[2].op == FETCH_OP_END;
+}
+
+/*
  * Cut a bitfield out of its container: shift out the high, then the low
  * bits.  The container (1, 2, 4 or 8 bytes, as the parser made it) is
  * worked on at the top of a u64, so one pair of shifts serves every size;
