@@ -171,6 +171,7 @@ check-clients: $(CLIENTS_TREE)
 		$(HARNESS)/qemu.sh $(ARCH) $(CLIENTS_OUT)/kernel-image $(CLIENTS_OUT)/initramfs.cpio.gz clients \
 		$(LOGS)/$(CLIENTS_VARIANT).log $(RESULTS)/$(CLIENTS_VARIANT) $(CLIENTS_TIMEOUT) \
 		kunit.enable=0 $(CMDLINE) || true
+	@$(HARNESS)/bench/clients-times.py $(RESULTS) $(ARCH)
 	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(CLIENTS_VARIANT) $(LOGS)/$(CLIENTS_VARIANT).log \
 		$(RESULTS)/$(CLIENTS_VARIANT).tap clients
 

@@ -364,6 +364,148 @@ c_tracefs_fprobe_struct_field() {
 	tracefs_event dynamic_events 'f:clients/fpfield vfs_read flags=file->f_flags' && struct_field
 }
 
+# --- at scale: what a user waits for ----------------------------------------
+#
+# Many probes attached and detached the way the clients do it, one probe
+# at a time: a kprobe_events line per probe, a perf_kprobe event and a
+# BPF link per probe for bpftrace, perf probe's deletions line by line.
+# Each check asserts what it attached and that all of it went away, and
+# prints "time: LABEL SECONDS" for what it timed: the runner collects
+# those into /results/clients-times.txt (ours and IMPL=base side by
+# side: bench/clients-times.py).  Timings are measured, never asserted.
+
+now() { date +%s.%N; }
+# elapsed T0: seconds since T0, two decimals.
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+
+# scale_funcs N: N kernel functions that a kprobe can take by name, the
+# same ones in every kernel as far as their names agree: built-in
+# functions (no module) that ftrace can trace, whose name no other
+# symbol of kallsyms has, plain (no .isra or .cold), outside the kprobes
+# blacklist, and not in the tracing, probing, locking, RCU, scheduling,
+# interrupt and BPF code that a probe's own hit runs through.  Chosen by a hash of
+# the name, so one kernel's extra functions do not shift the choice.
+scale_funcs() {
+	local n=$1
+	# Unique among all symbols: a data symbol of the same name (a
+	# "blacklist" table beside a blacklist() function) makes the name
+	# ambiguous, and kprobe_events refuses it.
+	awk '{ c[$3]++; if ($2 ~ /^[tT]$/ && NF == 3) t[$3] = 1 }
+	     END { for (f in t) if (c[f] == 1) print f }' /proc/kallsyms | sort > $W/unique-syms
+	awk '{ print $NF }' /sys/kernel/debug/kprobes/blacklist | sort -u > $W/blacklist-syms
+	grep -vE ' |\.' $TRACING/available_filter_functions | sort | uniq -u |
+		grep -vE 'kprobe|rethook|fprobe|trace|ftrace|perf|bpf|btf|lock|rcu|sched|irq|preempt|nmi|percpu|atomic|idle|tick|time|clock|context|entry|exit|ret_from|stack|arch_|text_poke|jump_label|static_call|alternative|int3|_cpu|cpu_|smp|apic|x86|native|kasan|kcsan|lockdep|debug|printk|console|panic|warn|bug|^_' |
+		comm -12 - $W/unique-syms | comm -23 - $W/blacklist-syms |
+		awk '{ h = 0; for (i = 1; i <= length($0); i++) h = (h * 31 + index("abcdefghijklmnopqrstuvwxyz0123456789_", substr($0, i, 1))) % 1000003; if (h % 7 == 0) print }' |
+		head -n "$n"
+}
+
+# probed: the lines of kprobes/list at the functions of $W/funcs.
+probed() {
+	awk 'NR == FNR { f[$1]; next } { s = $3; sub(/\+.*/, "", s); if (s in f) print }' \
+		$W/funcs /sys/kernel/debug/kprobes/list
+}
+
+# kprobe_events, a line per probe: 1,000 probes defined one by one, then
+# enabled at once, disabled, and deleted one by one ("-:").
+c_scale_kprobe_events_1000() {
+	local f i t0 n
+	scale_funcs 1000 > $W/funcs
+	[ "$(wc -l < $W/funcs)" = 1000 ] || why "only $(wc -l < $W/funcs) functions to probe"
+	echo > $TRACING/kprobe_events
+	i=0 t0=$(now)
+	while read -r f; do
+		i=$((i + 1))
+		echo "p:scale/p$i $f" >> $TRACING/kprobe_events ||
+			why "defining p:scale/p$i $f failed"
+	done < $W/funcs
+	echo "time: define_1000 $(elapsed "$t0")"
+	n=$(grep -c '^p:scale/' $TRACING/kprobe_events)
+	[ "$n" = 1000 ] || why "$n scale/ probes in kprobe_events after 1000 lines"
+	t0=$(now)
+	echo 1 > $TRACING/events/scale/enable || why "enabling events/scale failed"
+	echo "time: enable_1000 $(elapsed "$t0")"
+	n=$(probed | grep -cvF '[DISABLED]')
+	[ "$n" = 1000 ] || why "$n armed kprobes with the 1000 events enabled"
+	t0=$(now)
+	echo 0 > $TRACING/events/scale/enable || why "disabling events/scale failed"
+	echo "time: disable_1000 $(elapsed "$t0")"
+	t0=$(now)
+	for i in $(seq 1000); do
+		echo "-:scale/p$i" >> $TRACING/kprobe_events || why "deleting scale/p$i failed"
+	done
+	echo "time: delete_1000 $(elapsed "$t0")"
+	! grep -q '^p:scale/' $TRACING/kprobe_events || why "scale/ probes left in kprobe_events"
+	n=$(probed | wc -l)
+	[ "$n" = 0 ] || why "$n kprobes left after deleting the events"
+}
+
+# bpftrace on 1,000 functions named one by one: a perf_kprobe event and
+# a BPF link each (a list without wildcards does not use kprobe_multi).
+# BEGIN runs once everything is attached; Ctrl-C detaches everything.
+c_scale_bpftrace_1000_kprobes() {
+	local pid t0 n prog
+	scale_funcs 1000 > $W/funcs
+	[ "$(wc -l < $W/funcs)" = 1000 ] || why "only $(wc -l < $W/funcs) functions to probe"
+	prog="$(sed 's/^/kprobe:/' $W/funcs | paste -sd,) { @hits = count(); }
+BEGIN { printf(\"attached\\n\"); }"
+	# bpftrace keeps a descriptor or two per probe open.
+	ulimit -n 65536 || why "cannot raise the open-file limit"
+	t0=$(now)
+	BPFTRACE_MAX_PROBES=2000 $BG bpftrace -B none -e "$prog" > $W/bt1000.out 2>&1 &
+	pid=$!
+	# Polled ten times a second: the attach time is read to 0.1 s.
+	for _ in $(seq 12000); do
+		grep -q '^attached' $W/bt1000.out && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	if ! grep -q '^attached' $W/bt1000.out; then
+		tail -n 20 $W/bt1000.out
+		stop_bg $pid
+		why "bpftrace did not attach to 1000 kprobes"
+	fi
+	echo "time: attach_1000 $(elapsed "$t0")"
+	n=$(probed | wc -l)
+	t0=$(now)
+	kill -INT $pid
+	wait $pid
+	echo "time: detach_1000 $(elapsed "$t0")"
+	head -n 3 $W/bt1000.out
+	tail -n 3 $W/bt1000.out
+	[ "$n" -ge 1000 ] || why "$n of the 1000 functions had a kprobe while attached"
+	n=$(probed | wc -l)
+	[ "$n" = 0 ] || why "$n kprobes left after bpftrace exited"
+}
+
+# perf probe: 100 probes added in one command, deleted in one (which
+# writes a "-:" line per probe to kprobe_events).  Without the DWARF of
+# vmlinux, as on a machine without the -dbg package: perf then places
+# function probes from kallsyms.  With it, perf 6.1 searches the DWARF
+# for every probe, minutes each under TCG, and the time would be perf's.
+c_scale_perf_probe_100() {
+	local t0 n args=() dbg
+	dbg=/usr/lib/debug/boot/vmlinux-$(uname -r)
+	scale_funcs 100 > $W/funcs
+	[ "$(wc -l < $W/funcs)" = 100 ] || why "only $(wc -l < $W/funcs) functions to probe"
+	while read -r f; do args+=(-a "$f"); done < $W/funcs
+	[ -e "$dbg" ] && mv "$dbg" "$dbg.hidden"
+	# shellcheck disable=SC2064 # the path, as it is now
+	trap "[ -e '$dbg.hidden' ] && mv '$dbg.hidden' '$dbg'" EXIT
+	cd $W || why "no $W"
+	t0=$(now)
+	perf probe -q "${args[@]}" || why "perf probe of 100 functions failed"
+	echo "time: add_100 $(elapsed "$t0")"
+	n=$(grep -c '^p:probe/' $TRACING/kprobe_events)
+	[ "$n" = 100 ] || why "$n probe/ events after adding 100"
+	n=$(probed | wc -l)
+	[ "$n" = 100 ] || why "$n kprobes at the 100 functions"
+	t0=$(now)
+	perf probe -q -d 'probe:*' || why "perf probe -d 'probe:*' failed"
+	echo "time: delete_100 $(elapsed "$t0")"
+	! grep -q ':probe/' $TRACING/kprobe_events || why "probe/ events left in kprobe_events"
+}
+
 # --- the runner -------------------------------------------------------------
 
 # name:timeout, in the order they run (the perf probe checks share the
@@ -395,6 +537,9 @@ bpftrace_kfunc:300
 bcc_funccount:600
 bcc_trace_arg:600
 bcc_trace_retval:600
+scale_kprobe_events_1000:900
+scale_perf_probe_100:900
+scale_bpftrace_1000_kprobes:1500
 "
 
 if [ "${1:-}" = --one ]; then
@@ -406,6 +551,7 @@ fi
 mkdir -p $LOGS $W
 tap_begin /results/clients.tap
 printf 'probes-clients marker: a file of known size\n' > $MARKER
+: > /results/clients-times.txt
 
 # The clients' versions, once.
 {
@@ -417,8 +563,12 @@ printf 'probes-clients marker: a file of known size\n' > $MARKER
 } > /results/clients-versions.txt
 sed 's/^/probes: version /' /results/clients-versions.txt
 
+# probes.clients_only=NAME,NAME on the kernel command line (make
+# check-clients CMDLINE=...) runs only those checks.
+only=$(sed -n 's/.*probes\.clients_only=\([^ ]*\).*/\1/p' /proc/cmdline)
 for c in $CHECKS; do
 	name=${c%%:*} tmo=${c##*:}
+	[ -z "$only" ] || [[ ",$only," == *",$name,"* ]] || continue
 	tname=$(echo "$name" | sed 's/_/:/; s/_/-/g')
 	log=$LOGS/$tname.log
 	echo "probes: clients check $tname (time-out ${tmo}s)"
@@ -426,6 +576,7 @@ for c in $CHECKS; do
 	timeout -k 10 "$tmo" bash "$0" --one "$name" > "$log" 2>&1
 	rc=$?
 	echo "# ${tname}: exit $rc after $(($(date +%s) - t0))s" >> "$log"
+	sed -n "s/^time: /$tname /p" "$log" >> /results/clients-times.txt
 	if [ $rc = 0 ]; then
 		tap_result ok "$tname"
 	elif [ $rc = 124 ] || [ $rc = 137 ]; then
