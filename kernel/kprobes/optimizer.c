@@ -323,7 +323,9 @@ static void opt_run_build(void)
 		}
 		/*
 		 * Order the buffer and op->optinsn before the flag: an int3
-		 * hit that sees the flag reads optinsn to enter the buffer.
+		 * hit that sees the flag reads optinsn to enter the buffer
+		 * (the arch's smp_rmb() pairs, e.g. x86's
+		 * setup_detour_execution()).
 		 */
 		smp_wmb();
 		opt_set_used(s);

@@ -178,6 +178,8 @@ int setup_detour_execution(struct kprobe *p, struct pt_regs *regs, int reenter)
 
 	if (!kprobe_optimized(p))
 		return 0;
+	/* The flag before the buffer: pairs with opt_run_build()'s smp_wmb(). */
+	smp_rmb();
 	op = container_of(p, struct optimized_kprobe, kp);
 	if (!op->optinsn.insn)
 		return 0;
