@@ -5,12 +5,15 @@
  * Breakpoint sites are patched through arch_arm_kprobes_batch() and
  * arch_disarm_kprobes_batch(), which synchronise the CPUs once per
  * call; sites at ftrace locations are added to or removed from one of
- * two ftrace_ops with a single filter update per batch.
+ * two ftrace_ops with a single filter update per batch, and a site
+ * whose last live user left is unhooked lazily, together with others
+ * (see "Parked ftrace sites" below).
  */
 #include <linux/cpu.h>
 #include <linux/memory.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/workqueue.h>
 #include "internal.h"
 
 /* Set by the debugfs "enabled" switch; changed under kprobe_mutex. */
@@ -92,8 +95,139 @@ static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
 	}
 	*users -= n;
 	ret = ftrace_set_filter_ips(ops, ips, n, 1, 0);
+	if (ret < 0 && n > 1) {
+		/*
+		 * ftrace drops none when one ip is no longer an ftrace
+		 * location; drop them one by one, so that only a dead
+		 * one fails.
+		 */
+		unsigned int i;
+
+		for (i = 0; i < n; i++)
+			ftrace_set_filter_ips(ops, &ips[i], 1, 1, 0);
+		ret = 0;
+	}
 	WARN_ONCE(ret < 0, "kprobes: cannot drop %u ftrace sites (%d)\n", n, ret);
 	return ret;
+}
+
+/*
+ * Parked ftrace sites.
+ *
+ * Unhooking one site is a filter update of its ops, which walks every
+ * ftrace record and patches the call site: milliseconds, nearly all of
+ * what unregister_kprobe() or disable_kprobe() of a probe at a function
+ * entry costs.  Clients take probes down one at a time (a "-:" line in
+ * kprobe_events, a perf event closed per probe), so that cost adds up.
+ * A site whose last live user has left need not be unhooked to be
+ * silent: kprobe_ftrace_claim() finds no probe there, or a disabled
+ * one, and returns at once, which is all a hit costs until the hook
+ * goes.  So such a site on the plain ops is parked: its ip is kept
+ * here, still counted as a user of the ops, and the hooks of all
+ * parked sites are dropped with one filter update by a work item a
+ * little later.
+ *
+ * Arming a parked ip again takes it off the list, with no update at
+ * all.  The list is dropped at once where the filter must be exact:
+ * before the ipmodify ops hooks an ip (ftrace would then call the
+ * handler twice), when the "enabled" switch disarms everything, and
+ * before text is freed (a module, init text).  Sites on the ipmodify
+ * ops are never parked: while that ops holds a function, live patching
+ * cannot have it.
+ */
+#define KPROBE_PARK_MAX		256
+#define KPROBE_PARK_DELAY	HZ
+
+static unsigned long kprobe_parked[KPROBE_PARK_MAX];	/* kprobe_mutex */
+static unsigned int kprobe_nr_parked;
+
+/* Drop every parked hook now.  Context: kprobe_mutex held. */
+static void unpark_all(void)
+{
+	unsigned int n = kprobe_nr_parked;
+
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_nr_parked = 0;
+	ftrace_batch(&kprobe_fops_plain, kprobe_parked, n, false);
+}
+
+static void kprobe_unpark_work_fn(struct work_struct *work)
+{
+	mutex_lock(&kprobe_mutex);
+	unpark_all();
+	mutex_unlock(&kprobe_mutex);
+}
+
+static DECLARE_DELAYED_WORK(kprobe_unpark_work, kprobe_unpark_work_fn);
+
+/**
+ * kprobe_ftrace_unpark() - drop the hooks of parked ftrace sites now
+ *
+ * For callers that need the ftrace filter to hold live sites only:
+ * before text is freed, and when every probe is disarmed.
+ * Context: kprobe_mutex held; may sleep.
+ */
+void kprobe_ftrace_unpark(void)
+{
+	unpark_all();
+}
+
+/* Where @ip is on the parked list, or kprobe_nr_parked. */
+static unsigned int parked_index(unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < kprobe_nr_parked; i++)
+		if (kprobe_parked[i] == ip)
+			break;
+	return i;
+}
+
+/*
+ * Hook @ips on the plain ops: one filter update for those not parked,
+ * nothing for the parked ones.  Context: kprobe_mutex held.
+ */
+static int ftrace_hook_plain(unsigned long *ips, unsigned int n)
+{
+	unsigned int i, fresh = 0;
+	int ret;
+
+	/* Parked ones to the end of @ips. */
+	for (i = 0; i < n; i++) {
+		if (parked_index(ips[i]) == kprobe_nr_parked) {
+			swap(ips[i], ips[fresh]);
+			fresh++;
+		}
+	}
+	ret = ftrace_batch(&kprobe_fops_plain, ips, fresh, true);
+	if (ret)
+		return ret;
+	for (i = fresh; i < n; i++)
+		kprobe_parked[parked_index(ips[i])] =
+			kprobe_parked[--kprobe_nr_parked];
+	return 0;
+}
+
+/*
+ * Unhook @ips from the plain ops; park them if @park.  Either way one
+ * filter update at most.  Context: kprobe_mutex held.
+ */
+static void ftrace_unhook_plain(unsigned long *ips, unsigned int n, bool park)
+{
+	if (!n)
+		return;
+	if (kprobe_nr_parked + n <= KPROBE_PARK_MAX) {
+		memcpy(&kprobe_parked[kprobe_nr_parked], ips, n * sizeof(*ips));
+		kprobe_nr_parked += n;
+		if (park)
+			schedule_delayed_work(&kprobe_unpark_work,
+					      KPROBE_PARK_DELAY);
+		else
+			unpark_all();
+		return;
+	}
+	unpark_all();
+	ftrace_batch(&kprobe_fops_plain, ips, n, false);
 }
 
 /* The ops an ftrace site's hook belongs on, from its handlers now. */
@@ -106,11 +240,12 @@ static u8 site_fops_wanted(struct kprobe_site *s)
 /*
  * Arm or disarm the ftrace sites among @sites (those with
  * KPROBE_FLAG_FTRACE), grouped by ops.  All or nothing when arming.
+ * When disarming, @park lets plain sites without a live user be parked.
  * Context: kprobe_mutex held.
  */
-static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
+static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm,
+			bool park)
 {
-	struct ftrace_ops *ops_of[2] = { &kprobe_fops_plain, &kprobe_fops_ipmodify };
 	unsigned long one_ip, *ips;
 	unsigned int i, k, cnt;
 	int ret = 0;
@@ -119,6 +254,8 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 	if (!ips)
 		return -ENOMEM;
 	for (k = 0; k < 2; k++) {
+		bool park_group = park;
+
 		cnt = 0;
 		for (i = 0; i < n; i++) {
 			struct kprobe_site *s = sites[i];
@@ -127,10 +264,22 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
 			if (!kprobe_ftrace(site_kp(s)))
 				continue;
 			ops = arm ? site_fops_wanted(s) : s->fops;
-			if (ops == KPROBE_FOPS_PLAIN + k)
-				ips[cnt++] = site_addr(s);
+			if (ops != KPROBE_FOPS_PLAIN + k)
+				continue;
+			ips[cnt++] = site_addr(s);
+			if (s->nr_live)
+				park_group = false;
 		}
-		ret = ftrace_batch(ops_of[k], ips, cnt, arm);
+		if (!k && arm) {
+			ret = ftrace_hook_plain(ips, cnt);
+		} else if (!k) {
+			ftrace_unhook_plain(ips, cnt, park_group);
+		} else {
+			/* Never hooked on both ops at once. */
+			if (arm && cnt)
+				unpark_all();
+			ret = ftrace_batch(&kprobe_fops_ipmodify, ips, cnt, arm);
+		}
 		if (ret && arm) {
 			if (k)	/* undo the plain group */
 				goto undo;
@@ -158,7 +307,7 @@ undo:
 			sites[i]->fops = KPROBE_FOPS_NONE;
 		}
 	}
-	ftrace_batch(&kprobe_fops_plain, ips, cnt, false);
+	ftrace_unhook_plain(ips, cnt, false);
 	kprobe_array_free(ips, &one_ip);
 	return ret;
 }
@@ -173,7 +322,8 @@ void kprobe_ftrace_kill(void)
 	kprobe_ftrace_disabled = true;
 }
 #else
-static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm)
+static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm,
+			bool park)
 {
 	return 0;
 }
@@ -258,7 +408,7 @@ int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n)
 			todo[cnt++] = s;
 	}
 
-	ret = ftrace_sites(todo, cnt, true);
+	ret = ftrace_sites(todo, cnt, true, false);
 	if (ret)
 		goto out;
 
@@ -333,7 +483,7 @@ void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 	mutex_unlock(&text_mutex);
 	cpus_read_unlock();
 
-	ftrace_sites(todo, cnt, false);
+	ftrace_sites(todo, cnt, false, !force);
 	for (i = 0; i < cnt; i++)
 		todo[i]->armed = false;
 	batch_free(todo);
@@ -429,6 +579,7 @@ int kprobe_disarm_all(void)
 		while ((s = kprobe_site_at(&pos)))
 			kprobe_disarm_sites(&s, 1, true);
 	}
+	kprobe_ftrace_unpark();
 	report_global("disabled", 0, 0);
 	mutex_unlock(&kprobe_mutex);
 	wait_for_kprobe_optimizer();

@@ -151,6 +151,11 @@ struct kprobe_site *kprobe_user_site(struct kprobe *p);
 
 /* arming.c: patching the text, in batches */
 int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n);
+#ifdef CONFIG_KPROBES_ON_FTRACE
+void kprobe_ftrace_unpark(void);
+#else
+static inline void kprobe_ftrace_unpark(void) { }
+#endif
 void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 			 bool force);
 int kprobe_arm_all(void);

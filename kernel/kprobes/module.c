@@ -5,7 +5,7 @@
  * When a module is coming, its blacklist is added.  When its init text
  * is freed (MODULE_STATE_LIVE) or the whole module goes, the sites in
  * that text are killed: marked gone (with their users), ftrace hooks
- * removed, instruction slots freed; the breakpoints stay in the dying
+ * removed (parked ones too), instruction slots freed; the breakpoints stay in the dying
  * text.  A gone probe stays registered until its owner unregisters it;
  * when the module loads again, probes can be registered there anew.
  */
@@ -62,10 +62,12 @@ static int kprobe_module_event(struct notifier_block *nb, unsigned long val,
 		/* .init.text is about to be freed. */
 		for_class_mod_mem_type(type, init)
 			kill_module_mem(mod, type, &doomed);
+		kprobe_ftrace_unpark();
 		break;
 	case MODULE_STATE_GOING:
 		for_each_mod_mem_type(type)
 			kill_module_mem(mod, type, &doomed);
+		kprobe_ftrace_unpark();
 		kprobe_blacklist_remove_module(mod);
 		break;
 	}
@@ -102,6 +104,7 @@ void kprobe_free_init_mem(void)
 	mutex_lock(&kprobe_mutex);
 	kill_range((unsigned long)__init_begin, (unsigned long)__init_end,
 		   &doomed);
+	kprobe_ftrace_unpark();
 	mutex_unlock(&kprobe_mutex);
 	free_doomed(&doomed);
 }

@@ -72,6 +72,13 @@ static int kpk_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* A post_handler adds 100, so that one hit of both counts 101. */
+static void __maybe_unused kpk_post(struct kprobe *p, struct pt_regs *regs,
+				    unsigned long flags)
+{
+	atomic_add(100, &kpk_hits);
+}
+
 static void kpk_init(struct kpk_probe *t, void *addr, int id)
 {
 	memset(t, 0, sizeof(*t));
@@ -421,12 +428,6 @@ static void mid_instruction_is_eilseq(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpk_refusal((void *)a, NULL, 0), 0);
 }
 
-static void kpk_post(struct kprobe *p, struct pt_regs *regs,
-		     unsigned long flags)
-{
-	atomic_add(100, &kpk_hits);
-}
-
 /*
  * A probe with a post_handler joining a breakpoint site that was set
  * up for boosting (no post handler) still gets its post_handler run.
@@ -730,6 +731,64 @@ static void unregister_under_hits_on_every_cpu(struct kunit *test)
 				keep_at_return + 50);
 }
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * An entry probe's ftrace hook outlives its last live user for a while
+ * (it is parked and dropped later with others): no handler may run
+ * through it, a new probe there must fire once, and a probe with a
+ * post_handler, which hooks the site on the other ftrace_ops, must not
+ * be called twice.
+ */
+static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
+{
+	struct kpk_probe a, b;
+
+	kpk_init(&a, kpk_target, 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	if (!kprobe_ftrace(&a.kp)) {
+		unregister_kprobe(&a.kp);
+		kunit_skip(test, "the entry of kpk_target is not an ftrace site");
+	}
+	unregister_kprobe(&a.kp);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+
+	/* Again at the parked site; then disabled and enabled. */
+	kpk_init(&b, kpk_target, 2);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+	KUNIT_EXPECT_EQ(test, disable_kprobe(&b.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	KUNIT_EXPECT_EQ(test, enable_kprobe(&b.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+	unregister_kprobe(&b.kp);
+
+	/* With a post_handler: pre and post once each. */
+	kpk_init(&a, kpk_target, 3);
+	a.kp.post_handler = kpk_post;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 101);
+	unregister_kprobe(&a.kp);
+	kpk_reset();
+	kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+}
+#else
+static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
+{
+	kunit_skip(test, "no kprobes on ftrace");
+}
+#endif
+
 #define KPK_BATCH	3
 
 static void batch_register_and_unregister(struct kunit *test)
@@ -819,6 +878,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(landing_pad_offsets_are_eilseq),
 	KUNIT_CASE(stacked_kretprobes_see_the_real_return_address),
 	KUNIT_CASE(post_handler_joins_boosted_site),
+	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
