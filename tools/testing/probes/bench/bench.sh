@@ -27,7 +27,9 @@
 #                           full size; the other rounds stop at 1000 and
 #                           100 (registering 10,000 kprobes takes about
 #                           two minutes in this guest)
-#   BENCH_TIMEOUT=900       seconds one boot may take
+#   BENCH_TIMEOUT=1800      seconds one boot may take (the base's full
+#                           rounds register 10,000 kprobes at function
+#                           entries one filter update each: minutes)
 #   BENCH_NO_BUILD=1        do not (re)build the base kernel
 set -euo pipefail
 
@@ -40,7 +42,7 @@ logs=$build/logs
 rounds=${BENCH_ROUNDS:-3}
 irounds=${BENCH_ICOUNT_ROUNDS:-3}
 icount=${BENCH_ICOUNT:-shift=0,sleep=off}
-tmo=${BENCH_TIMEOUT:-900}
+tmo=${BENCH_TIMEOUT:-1800}
 full_rounds=${BENCH_FULL_ROUNDS:-1}
 # The KUnit suites built into the kernel would run at every bench boot:
 # time wasted, and under -icount their cross-CPU stress cases (callers

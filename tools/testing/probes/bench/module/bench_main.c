@@ -8,7 +8,8 @@
  * Interface, in /sys/kernel/debug/probes_bench/:
  *   run     write one command; it runs synchronously, in the writer
  *   result  read the JSON lines (one per figure) of the last command
- *   syms    write symbol names, one a line, for "fprobe_syms"
+ *   syms    write symbol names, one a line, for "fprobe_syms" and
+ *           "entries"
  *
  * Commands:
  *   SCEN N [LABEL]    arm scenario SCEN, time N calls, disarm
@@ -28,6 +29,12 @@
  *   optimize K        register K int3 kprobes on generated functions in
  *                     one batch with the optimizer on, time until all of
  *                     them are jumps (x86), then their unregistration
+ *   entries K         register_kprobes() and then unregister_kprobes() of
+ *                     K kprobes at the entries of the first K functions
+ *                     named in "syms" (real kernel functions: ftrace-based
+ *                     where the kernel has KPROBES_ON_FTRACE), timed
+ *   entries_each K    the same with K register_kprobe() and then K
+ *                     unregister_kprobe() calls
  *   fprobe_glob GLOB  time register_fprobe() and unregister_fprobe() of
  *                     one fprobe on the functions matching GLOB
  *   fprobe_syms       the same with register_fprobe_syms() on the names
@@ -576,6 +583,113 @@ static int pb_optimize(unsigned int k)
 #endif
 
 /*
+ * The names written to "syms" as an array (*@nsyms of them) pointing into
+ * pb_syms, whose newlines become NULs until pb_syms_put() puts them back.
+ */
+static const char **pb_syms_get(unsigned int *nsyms)
+{
+	const char **syms;
+	unsigned int n = 0;
+	char *p;
+
+	if (!pb_syms_len)
+		return ERR_PTR(-ENODATA);
+	for (p = pb_syms; p < pb_syms + pb_syms_len; p++)
+		n += *p == '\n';
+	syms = kvcalloc(n + 1, sizeof(*syms), GFP_KERNEL);
+	if (!syms)
+		return ERR_PTR(-ENOMEM);
+	n = 0;
+	p = pb_syms;
+	while (p < pb_syms + pb_syms_len) {
+		char *nl = strchr(p, '\n');
+
+		if (!nl)
+			break;
+		*nl = '\0';
+		if (*p)
+			syms[n++] = p;
+		p = nl + 1;
+	}
+	*nsyms = n;
+	return syms;
+}
+
+static void pb_syms_put(const char **syms)
+{
+	char *p;
+
+	for (p = pb_syms; p < pb_syms + pb_syms_len; p++)
+		if (!*p)
+			*p = '\n';
+	kvfree(syms);
+}
+
+/*
+ * K kprobes at the entries of K real kernel functions, the first K names
+ * of "syms": register_kprobes() and unregister_kprobes() of them all
+ * (@each false), or K register_kprobe() and K unregister_kprobe() calls.
+ * Where the kernel puts entry kprobes on ftrace, every registration is an
+ * ftrace filter update, which is what this times.
+ */
+static int pb_entries(unsigned int k, bool each)
+{
+	const char **syms;
+	unsigned int nsyms, i;
+	u64 t0, t1, t2;
+	int ret = 0;
+
+	if (pb_held)
+		return -EBUSY;
+	if (k > PROBES_BENCH_NGEN)
+		return -E2BIG;
+	syms = pb_syms_get(&nsyms);
+	if (IS_ERR(syms))
+		return PTR_ERR(syms);
+	if (nsyms < k) {
+		ret = -ENOENT;
+		goto out;
+	}
+	for (i = 0; i < k; i++) {
+		memset(&pb_gen_kps[i], 0, sizeof(pb_gen_kps[i]));
+		pb_gen_kps[i].symbol_name = syms[i];
+		pb_gen_kps[i].pre_handler = pb_pre;
+		pb_gen_ptrs[i] = &pb_gen_kps[i];
+	}
+	t0 = get_cycles();
+	if (!each) {
+		ret = register_kprobes(pb_gen_ptrs, k);
+	} else {
+		for (i = 0; i < k; i++) {
+			ret = register_kprobe(pb_gen_ptrs[i]);
+			if (ret) {
+				pr_err("register_kprobe(%s): %d\n", syms[i], ret);
+				while (i--)
+					unregister_kprobe(pb_gen_ptrs[i]);
+				break;
+			}
+		}
+	}
+	t1 = get_cycles();
+	if (ret)
+		goto out;
+	if (!each) {
+		unregister_kprobes(pb_gen_ptrs, k);
+	} else {
+		for (i = 0; i < k; i++)
+			unregister_kprobe(pb_gen_ptrs[i]);
+	}
+	t2 = get_cycles();
+	pb_emit_op(each ? "kprobe_register_entries_each" :
+		   "kprobe_register_entries_batch", k, t1 - t0);
+	pb_emit_op(each ? "kprobe_unregister_entries_each" :
+		   "kprobe_unregister_entries_batch", k, t2 - t1);
+out:
+	pb_syms_put(syms);
+	return ret;
+}
+
+/*
  * Register and unregister one fprobe by glob or by the "syms" list.
  * With @wide_n (the "fprobe_wide N" command, "syms" holding every
  * traceable function of the kernel and the target), also time N calls
@@ -587,32 +701,15 @@ static int pb_fprobe_reg(const char *glob, unsigned long wide_n)
 	const char **syms = NULL;
 	unsigned int nsyms = 0;
 	u64 t0, t1, t2;
-	char *p;
 	int ret;
 
 	memset(&pb_fp, 0, sizeof(pb_fp));
 	pb_fp.entry_handler = pb_fp_entry;
 	atomic_long_set(&pb_hits, 0);
 	if (!glob) {
-		if (!pb_syms_len)
-			return -ENODATA;
-		for (p = pb_syms; p < pb_syms + pb_syms_len; p++)
-			nsyms += *p == '\n';
-		syms = kvcalloc(nsyms + 1, sizeof(*syms), GFP_KERNEL);
-		if (!syms)
-			return -ENOMEM;
-		nsyms = 0;
-		p = pb_syms;
-		while (p < pb_syms + pb_syms_len) {
-			char *nl = strchr(p, '\n');
-
-			if (!nl)
-				break;
-			*nl = '\0';
-			if (*p)
-				syms[nsyms++] = p;
-			p = nl + 1;
-		}
+		syms = pb_syms_get(&nsyms);
+		if (IS_ERR(syms))
+			return PTR_ERR(syms);
 	}
 	t0 = get_cycles();
 	if (glob)
@@ -639,13 +736,8 @@ static int pb_fprobe_reg(const char *glob, unsigned long wide_n)
 			       "op", 1, t2 - tu);
 		pb_emit(",\"symbols\":%u}\n", nsyms);
 	}
-	if (syms) {
-		/* Give the names their newlines back for the next run. */
-		for (p = pb_syms; p < pb_syms + pb_syms_len; p++)
-			if (!*p)
-				*p = '\n';
-		kvfree(syms);
-	}
+	if (syms)
+		pb_syms_put(syms);
 	return ret;
 }
 
@@ -699,6 +791,10 @@ static int pb_command(char *cmd)
 		return pb_reg_each(n);
 	if (!strcmp(argv[0], "optimize"))
 		return pb_optimize(n);
+	if (!strcmp(argv[0], "entries"))
+		return pb_entries(n, false);
+	if (!strcmp(argv[0], "entries_each"))
+		return pb_entries(n, true);
 
 	/* SCEN N [LABEL] */
 	ret = pb_arm(argv[0]);
