@@ -183,6 +183,20 @@ grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
 cat /tmp/syms > $D/syms
 settle
 cmd fprobe_syms
+#    The same functions by address (names defined once, their first
+#    kallsyms address): an fprobe without the name lookup
+#    (fprobe_register_ips), and a bare ftrace_ops with a callback that
+#    does nothing (ftrace_register_ips): what ftrace itself costs.
+grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+	sort | uniq -u | head -n $MAX > /tmp/once
+awk 'NR == FNR { want[$1] = 1; next }
+     NF == 3 && ($2 == "t" || $2 == "T") && ($3 in want) && !($3 in seen) { seen[$3] = 1; print $1 }' \
+	/tmp/once /proc/kallsyms > /tmp/addrs
+for c in ftrace_ips fprobe_ips; do
+	cat /tmp/addrs > $D/syms
+	settle
+	cmd $c
+done
 
 # 7. One fprobe on every traceable function of the kernel (by name, as
 #    in step 6; module functions and names starting with "__" left out)

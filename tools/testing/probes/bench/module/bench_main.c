@@ -35,6 +35,13 @@
  *                     where the kernel has KPROBES_ON_FTRACE), timed
  *   entries_each K    the same with K register_kprobe() and then K
  *                     unregister_kprobe() calls
+ *   ftrace_ips        hook one bare ftrace_ops (a callback that does
+ *                     nothing) on the addresses written to "syms" (hex,
+ *                     one a line) with one filter update, then unhook
+ *                     it, timed: what ftrace itself costs under an fprobe
+ *                     on the same functions
+ *   fprobe_ips        register_fprobe_ips() and unregister_fprobe() on
+ *                     those addresses: an fprobe without name lookup
  *   fprobe_glob GLOB  time register_fprobe() and unregister_fprobe() of
  *                     one fprobe on the functions matching GLOB
  *   fprobe_syms       the same with register_fprobe_syms() on the names
@@ -85,6 +92,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
 #include <linux/irqflags.h>
 #include <linux/kprobes.h>
 #include <linux/jiffies.h>
@@ -689,6 +697,77 @@ out:
 	return ret;
 }
 
+static void pb_ftrace_nop(unsigned long ip, unsigned long parent_ip,
+			  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+}
+
+/*
+ * The "ftrace_ips" command (@fprobe false): ftrace's own cost, no probe
+ * code; "fprobe_ips" (@fprobe true): an fprobe given addresses.
+ */
+static int pb_ftrace_ips(bool fprobe)
+{
+	struct ftrace_ops *ops = NULL;
+	const char **syms;
+	unsigned long *ips;
+	unsigned int n, i;
+	u64 t0, t1, t2;
+	int ret;
+
+	syms = pb_syms_get(&n);
+	if (IS_ERR(syms))
+		return PTR_ERR(syms);
+	ips = kvcalloc(max(n, 1U), sizeof(*ips), GFP_KERNEL);
+	ret = ips ? 0 : -ENOMEM;
+	for (i = 0; !ret && i < n; i++)
+		ret = kstrtoul(syms[i], 16, &ips[i]);
+	pb_syms_put(syms);
+	if (ret || !n)
+		goto out;
+	if (fprobe) {
+		memset(&pb_fp, 0, sizeof(pb_fp));
+		pb_fp.entry_handler = pb_fp_entry;
+		t0 = get_cycles();
+		ret = register_fprobe_ips(&pb_fp, ips, n);
+		t1 = get_cycles();
+		if (ret)
+			goto out;
+		unregister_fprobe(&pb_fp);
+		t2 = get_cycles();
+	} else {
+		/* A fresh ops each time: ftrace does not expect one reused. */
+		ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+		if (!ops) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		ops->func = pb_ftrace_nop;
+		t0 = get_cycles();
+		ret = ftrace_set_filter_ips(ops, ips, n, 0, 1);
+		if (!ret)
+			ret = register_ftrace_function(ops);
+		t1 = get_cycles();
+		if (ret) {
+			ftrace_free_filter(ops);
+			goto out;
+		}
+		unregister_ftrace_function(ops);
+		ftrace_free_filter(ops);
+		t2 = get_cycles();
+	}
+	pb_emit_figure(fprobe ? "fprobe_register_ips" : "ftrace_register_ips",
+		       "op", 1, t1 - t0);
+	pb_emit(",\"symbols\":%u}\n", n);
+	pb_emit_figure(fprobe ? "fprobe_unregister_ips" : "ftrace_unregister_ips",
+		       "op", 1, t2 - t1);
+	pb_emit(",\"symbols\":%u}\n", n);
+out:
+	kfree(ops);
+	kvfree(ips);
+	return ret;
+}
+
 /*
  * Register and unregister one fprobe by glob or by the "syms" list.
  * With @wide_n (the "fprobe_wide N" command, "syms" holding every
@@ -776,6 +855,10 @@ static int pb_command(char *cmd)
 		return pb_fprobe_reg(argv[1], 0);
 	if (!strcmp(argv[0], "fprobe_syms"))
 		return pb_fprobe_reg(NULL, 0);
+	if (!strcmp(argv[0], "ftrace_ips"))
+		return pb_ftrace_ips(false);
+	if (!strcmp(argv[0], "fprobe_ips"))
+		return pb_ftrace_ips(true);
 	if (!strcmp(argv[0], "fprobe_wide") && argc >= 2) {
 		if (kstrtoul(argv[1], 0, &n) || !n)
 			return -EINVAL;
