@@ -506,32 +506,58 @@ static void pb_release(void)
 	pb_held_krp_on = false;
 }
 
-/* K register_kprobe() calls, then K unregister_kprobe() calls. */
-static int pb_reg_each(unsigned int k)
+/*
+ * Time the registration and unregistration of the K probes set up in
+ * pb_gen_ptrs: one register_kprobes() and one unregister_kprobes() call,
+ * or (@each) K register_kprobe() and K unregister_kprobe() calls.  The
+ * figures are kprobe_register_@what and kprobe_unregister_@what, per
+ * probe.
+ */
+static int pb_reg_unreg(unsigned int k, bool each, const char *what)
 {
+	char name[48];
 	unsigned int i;
 	u64 t0, t1, t2;
-	int ret;
+	int ret = 0;
 
-	ret = pb_gen_setup(k);
-	if (ret)
-		return ret;
 	t0 = get_cycles();
-	for (i = 0; i < k; i++) {
-		ret = register_kprobe(pb_gen_ptrs[i]);
-		if (ret) {
-			while (i--)
-				unregister_kprobe(pb_gen_ptrs[i]);
-			return ret;
+	if (!each) {
+		ret = register_kprobes(pb_gen_ptrs, k);
+	} else {
+		for (i = 0; i < k; i++) {
+			ret = register_kprobe(pb_gen_ptrs[i]);
+			if (ret) {
+				pr_err("register_kprobe() of probe %u: %d\n",
+				       i, ret);
+				while (i--)
+					unregister_kprobe(pb_gen_ptrs[i]);
+				break;
+			}
 		}
 	}
 	t1 = get_cycles();
-	for (i = 0; i < k; i++)
-		unregister_kprobe(pb_gen_ptrs[i]);
+	if (ret)
+		return ret;
+	if (!each) {
+		unregister_kprobes(pb_gen_ptrs, k);
+	} else {
+		for (i = 0; i < k; i++)
+			unregister_kprobe(pb_gen_ptrs[i]);
+	}
 	t2 = get_cycles();
-	pb_emit_op("kprobe_register_each", k, t1 - t0);
-	pb_emit_op("kprobe_unregister_each", k, t2 - t1);
+	snprintf(name, sizeof(name), "kprobe_register_%s", what);
+	pb_emit_op(name, k, t1 - t0);
+	snprintf(name, sizeof(name), "kprobe_unregister_%s", what);
+	pb_emit_op(name, k, t2 - t1);
 	return 0;
+}
+
+/* K register_kprobe() calls, then K unregister_kprobe() calls. */
+static int pb_reg_each(unsigned int k)
+{
+	int ret = pb_gen_setup(k);
+
+	return ret ?: pb_reg_unreg(k, true, "each");
 }
 
 #ifdef CONFIG_X86
@@ -644,8 +670,7 @@ static int pb_entries(unsigned int k, bool each)
 {
 	const char **syms;
 	unsigned int nsyms, i;
-	u64 t0, t1, t2;
-	int ret = 0;
+	int ret;
 
 	if (pb_held)
 		return -EBUSY;
@@ -664,34 +689,7 @@ static int pb_entries(unsigned int k, bool each)
 		pb_gen_kps[i].pre_handler = pb_pre;
 		pb_gen_ptrs[i] = &pb_gen_kps[i];
 	}
-	t0 = get_cycles();
-	if (!each) {
-		ret = register_kprobes(pb_gen_ptrs, k);
-	} else {
-		for (i = 0; i < k; i++) {
-			ret = register_kprobe(pb_gen_ptrs[i]);
-			if (ret) {
-				pr_err("register_kprobe(%s): %d\n", syms[i], ret);
-				while (i--)
-					unregister_kprobe(pb_gen_ptrs[i]);
-				break;
-			}
-		}
-	}
-	t1 = get_cycles();
-	if (ret)
-		goto out;
-	if (!each) {
-		unregister_kprobes(pb_gen_ptrs, k);
-	} else {
-		for (i = 0; i < k; i++)
-			unregister_kprobe(pb_gen_ptrs[i]);
-	}
-	t2 = get_cycles();
-	pb_emit_op(each ? "kprobe_register_entries_each" :
-		   "kprobe_register_entries_batch", k, t1 - t0);
-	pb_emit_op(each ? "kprobe_unregister_entries_each" :
-		   "kprobe_unregister_entries_batch", k, t2 - t1);
+	ret = pb_reg_unreg(k, each, each ? "entries_each" : "entries_batch");
 out:
 	pb_syms_put(syms);
 	return ret;
