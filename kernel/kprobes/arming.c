@@ -141,8 +141,15 @@ static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
 static unsigned long kprobe_parked[KPROBE_PARK_MAX];	/* kprobe_mutex */
 static unsigned int kprobe_nr_parked;
 
-/* Drop every parked hook now.  Context: kprobe_mutex held. */
-static void unpark_all(void)
+/**
+ * kprobe_ftrace_unpark() - drop the hooks of parked ftrace sites now
+ *
+ * With one filter update.  Besides the work item, for callers that need
+ * the filter to hold live sites only: before text is freed, and when
+ * every probe is disarmed.
+ * Context: kprobe_mutex held; may sleep.
+ */
+void kprobe_ftrace_unpark(void)
 {
 	unsigned int n = kprobe_nr_parked;
 
@@ -154,23 +161,11 @@ static void unpark_all(void)
 static void kprobe_unpark_work_fn(struct work_struct *work)
 {
 	mutex_lock(&kprobe_mutex);
-	unpark_all();
+	kprobe_ftrace_unpark();
 	mutex_unlock(&kprobe_mutex);
 }
 
 static DECLARE_DELAYED_WORK(kprobe_unpark_work, kprobe_unpark_work_fn);
-
-/**
- * kprobe_ftrace_unpark() - drop the hooks of parked ftrace sites now
- *
- * For callers that need the ftrace filter to hold live sites only:
- * before text is freed, and when every probe is disarmed.
- * Context: kprobe_mutex held; may sleep.
- */
-void kprobe_ftrace_unpark(void)
-{
-	unpark_all();
-}
 
 /* Where @ip is on the parked list, or kprobe_nr_parked. */
 static unsigned int parked_index(unsigned long ip)
@@ -223,10 +218,10 @@ static void ftrace_unhook_plain(unsigned long *ips, unsigned int n, bool park)
 			schedule_delayed_work(&kprobe_unpark_work,
 					      KPROBE_PARK_DELAY);
 		else
-			unpark_all();
+			kprobe_ftrace_unpark();
 		return;
 	}
-	unpark_all();
+	kprobe_ftrace_unpark();
 	ftrace_batch(&kprobe_fops_plain, ips, n, false);
 }
 
@@ -277,7 +272,7 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm,
 		} else {
 			/* Never hooked on both ops at once. */
 			if (arm && cnt)
-				unpark_all();
+				kprobe_ftrace_unpark();
 			ret = ftrace_batch(&kprobe_fops_ipmodify, ips, cnt, arm);
 		}
 		if (ret && arm) {

@@ -5,9 +5,10 @@
  * When a module is coming, its blacklist is added.  When its init text
  * is freed (MODULE_STATE_LIVE) or the whole module goes, the sites in
  * that text are killed: marked gone (with their users), ftrace hooks
- * removed (parked ones too), instruction slots freed; the breakpoints stay in the dying
- * text.  A gone probe stays registered until its owner unregisters it;
- * when the module loads again, probes can be registered there anew.
+ * removed (parked ones too), instruction slots freed; the breakpoints
+ * stay in the dying text.  A gone probe stays registered until its
+ * owner unregisters it; when the module loads again, probes can be
+ * registered there anew.
  */
 #include <linux/module.h>
 #include <asm/sections.h>
