@@ -108,25 +108,31 @@ struct kprobe {
 #define KPROBE_FLAG_FTRACE		8  /* site is an ftrace location */
 #define KPROBE_FLAG_ON_FUNC_ENTRY	16 /* probe is at a function entry */
 
+/*
+ * The flags of a registered probe change under kprobe_mutex while the hit
+ * paths read them without a lock; the core writes them with WRITE_ONCE()
+ * (kprobe_flags_set() in kernel/kprobes/internal.h), and these read them
+ * once.
+ */
 static inline bool kprobe_gone(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_GONE;
+	return READ_ONCE(p->flags) & KPROBE_FLAG_GONE;
 }
 
 /* A gone probe counts as disabled: it can never fire again. */
 static inline bool kprobe_disabled(struct kprobe *p)
 {
-	return p->flags & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
+	return READ_ONCE(p->flags) & (KPROBE_FLAG_DISABLED | KPROBE_FLAG_GONE);
 }
 
 static inline bool kprobe_optimized(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_OPTIMIZED;
+	return READ_ONCE(p->flags) & KPROBE_FLAG_OPTIMIZED;
 }
 
 static inline bool kprobe_ftrace(struct kprobe *p)
 {
-	return p->flags & KPROBE_FLAG_FTRACE;
+	return READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE;
 }
 
 /*

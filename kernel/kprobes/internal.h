@@ -106,6 +106,20 @@ static inline bool kprobe_site_opt_used(struct kprobe_site *s)
 	return IS_ENABLED(CONFIG_OPTPROBES) && s->opt_used;
 }
 
+/*
+ * Flags of a probe that hit paths may be reading: written once, whole.
+ * Context: kprobe_mutex held (or the probe not yet visible to a hit).
+ */
+static inline void kprobe_flags_set(struct kprobe *p, u32 flags)
+{
+	WRITE_ONCE(p->flags, p->flags | flags);
+}
+
+static inline void kprobe_flags_clear(struct kprobe *p, u32 flags)
+{
+	WRITE_ONCE(p->flags, p->flags & ~flags);
+}
+
 /* Should the site's text be patched right now? */
 static inline bool site_wants_arm(struct kprobe_site *s)
 {

@@ -84,7 +84,7 @@ void kprobe_opt_prepare(struct kprobe_site *s)
 static void opt_set_used(struct kprobe_site *s)
 {
 	s->opt_used = true;
-	site_kp(s)->flags |= KPROBE_FLAG_OPTIMIZED;
+	kprobe_flags_set(site_kp(s), KPROBE_FLAG_OPTIMIZED);
 }
 
 /*
@@ -125,7 +125,7 @@ void kprobe_opt_try(struct kprobe_site *s)
 static void opt_set_idle(struct kprobe_site *s)
 {
 	list_del_init(&s->op.list);
-	site_kp(s)->flags &= ~KPROBE_FLAG_OPTIMIZED;
+	kprobe_flags_clear(site_kp(s), KPROBE_FLAG_OPTIMIZED);
 	s->opt_state = KPROBE_OPT_IDLE;
 }
 
@@ -270,7 +270,7 @@ static void opt_run_unqueue(struct list_head *doomed)
 
 		s->opt_state = KPROBE_OPT_IDLE;
 		s->opt_used = false;
-		op->kp.flags &= ~KPROBE_FLAG_OPTIMIZED;
+		kprobe_flags_clear(&op->kp, KPROBE_FLAG_OPTIMIZED);
 		if (site_wants_arm(s) || site_gone(s))
 			continue;
 		if (kps) {

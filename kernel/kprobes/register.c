@@ -136,7 +136,7 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 		ret = kprobe_prepare_site(s, r);
 		if (ret)
 			return ret;
-		site_kp(s)->flags &= ~KPROBE_FLAG_GONE;
+		kprobe_flags_clear(site_kp(s), KPROBE_FLAG_GONE);
 	}
 	kp = site_kp(s);
 	if (p->post_handler) {
@@ -151,7 +151,7 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 		kprobe_site_want_post(kp);
 	}
 	if (r->entry)
-		kp->flags |= KPROBE_FLAG_ON_FUNC_ENTRY;
+		kprobe_flags_set(kp, KPROBE_FLAG_ON_FUNC_ENTRY);
 
 	p->flags = KPROBE_FLAG_DISABLED;
 	if (r->ftrace)

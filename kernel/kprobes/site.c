@@ -231,7 +231,7 @@ bool kprobe_site_leave(struct kprobe_site *s, struct kprobe *p)
 	if (live)
 		s->nr_live--;
 	if (!s->nr_live)
-		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_set(site_kp(s), KPROBE_FLAG_DISABLED);
 	kprobe_site_update_solo(s);
 	if (p->post_handler)
 		kprobe_site_update_post(s);
@@ -242,9 +242,9 @@ bool kprobe_site_leave(struct kprobe_site *s, struct kprobe *p)
 void kprobe_site_user_on(struct kprobe_site *s, struct kprobe *p)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	WRITE_ONCE(p->flags, p->flags & ~KPROBE_FLAG_DISABLED);
+	kprobe_flags_clear(p, KPROBE_FLAG_DISABLED);
 	s->nr_live++;
-	site_kp(s)->flags &= ~KPROBE_FLAG_DISABLED;
+	kprobe_flags_clear(site_kp(s), KPROBE_FLAG_DISABLED);
 	kprobe_site_update_solo(s);
 }
 
@@ -255,9 +255,9 @@ void kprobe_site_user_on(struct kprobe_site *s, struct kprobe *p)
 bool kprobe_site_user_off(struct kprobe_site *s, struct kprobe *p)
 {
 	lockdep_assert_held(&kprobe_mutex);
-	WRITE_ONCE(p->flags, p->flags | KPROBE_FLAG_DISABLED);
+	kprobe_flags_set(p, KPROBE_FLAG_DISABLED);
 	if (!--s->nr_live)
-		site_kp(s)->flags |= KPROBE_FLAG_DISABLED;
+		kprobe_flags_set(site_kp(s), KPROBE_FLAG_DISABLED);
 	kprobe_site_update_solo(s);
 	return !s->nr_live;
 }
@@ -268,9 +268,9 @@ void kprobe_site_users_gone(struct kprobe_site *s)
 	struct kprobe *u;
 
 	lockdep_assert_held(&kprobe_mutex);
-	site_kp(s)->flags |= KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED;
+	kprobe_flags_set(site_kp(s), KPROBE_FLAG_GONE | KPROBE_FLAG_DISABLED);
 	list_for_each_entry(u, &s->users, list)
-		WRITE_ONCE(u->flags, u->flags | KPROBE_FLAG_GONE);
+		kprobe_flags_set(u, KPROBE_FLAG_GONE);
 	s->nr_live = 0;
 	kprobe_site_update_solo(s);
 }
