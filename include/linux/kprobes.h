@@ -33,6 +33,9 @@
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/rethook.h>
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+#include <linux/context_tracking.h>
+#endif
 #include <asm/kprobes.h>
 
 #ifdef CONFIG_KPROBES
@@ -136,6 +139,20 @@ static inline bool kprobe_ftrace(struct kprobe *p)
 }
 
 /*
+ * Add one to a miss counter that other CPUs, and interrupts or NMIs on
+ * this one, may add to at the same time: no count is lost.  For the
+ * nmissed members, whose types predate atomics.
+ */
+#define kprobe_count_miss(cnt)						\
+do {									\
+	typeof(cnt) __cnt = (cnt);					\
+	typeof(*__cnt) __seen = READ_ONCE(*__cnt);			\
+									\
+	while (!try_cmpxchg(__cnt, &__seen, __seen + 1))		\
+		;							\
+} while (0)
+
+/*
  * Return probes.  A kretprobe is a kprobe at a function entry whose
  * pre_handler hooks the return address; @handler then runs when the
  * function returns.  @entry_handler (optional) runs at entry and can
@@ -202,6 +219,19 @@ struct kprobe_blacklist_entry {
 #ifdef CONFIG_KPROBES
 DECLARE_PER_CPU(struct kprobe *, current_kprobe);
 DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
+
+/*
+ * Hits that ran no handler and cannot be charged to a probe, because
+ * finding the probe is what they prevented: the core counts them per
+ * CPU (kprobe_missed_anon()).
+ */
+enum kprobe_anon_miss {
+	KPROBE_MISS_NO_RCU,	/* an ftrace hit where RCU was not watching */
+	KPROBE_MISS_RECURSION,	/* a hit from the core's own miss path */
+	KPROBE_MISS_ANON_NR,
+};
+
+unsigned long kprobe_missed_anon(enum kprobe_anon_miss why);
 
 void kprobe_busy_begin(void);
 void kprobe_busy_end(void);
@@ -448,18 +478,42 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 	return this_cpu_ptr(&kprobe_ctlblk);
 }
 
+/*
+ * Is RCU watching this CPU?  The inline form where context tracking
+ * provides one (nothing a probe could recurse through).  Context:
+ * preemption disabled.
+ */
+static __always_inline bool kprobe_rcu_watching(void)
+{
+#ifdef CONFIG_CONTEXT_TRACKING_IDLE
+	return rcu_is_watching_curr_cpu();
+#else
+	return rcu_is_watching();
+#endif
+}
+
 #ifdef CONFIG_KPROBES_ON_FTRACE
+/* This CPU's running probe while an ftrace hit looks its probe up. */
+extern struct kprobe kprobe_ftrace_claiming;
+void kprobe_ftrace_missed(unsigned long ip);
+
 /**
  * kprobe_ftrace_claim() - the probe to run at an ftrace site, made running
  * @ip: the site's address (the probe address)
  *
  * For the arch ftrace-path handlers.  The site's probe becomes this
  * CPU's running probe, with status KPROBE_HIT_ACTIVE, unless none is to
- * run: ftrace is dead, the probe is gone or disabled, or this CPU already
- * runs a probe (a nested hit from a handler, an interrupt or an NMI,
- * which is counted in nmissed).  That last check is the ftrace path's
- * whole recursion guard: what runs before it (get_kprobe(),
- * kprobes_inc_nmissed_count()) is on the kprobe blacklist.
+ * run: ftrace is dead, the probe is gone or disabled, RCU is not
+ * watching (the lookup reads tables that RCU frees), or this CPU already
+ * runs a probe (a nested hit from a handler, an interrupt or an NMI).
+ * The last two are misses, counted by kprobe_ftrace_missed().
+ *
+ * There is no ftrace recursion lock on this path: the check of
+ * kprobe_running() comes first and is its guard.  Until a probe is
+ * found, a marker stands in as the running probe, so that a hit from
+ * anything the lookup runs (nothing should be probe-able there; the
+ * lookup's RCU check is kept to inline code for that reason) is a miss,
+ * not a recursion.
  * Return: the probe, or NULL.
  * Context: ftrace callback, preemption disabled.
  */
@@ -469,15 +523,18 @@ static __always_inline struct kprobe *kprobe_ftrace_claim(unsigned long ip)
 
 	if (unlikely(kprobe_ftrace_disabled))
 		return NULL;
-	p = get_kprobe((kprobe_opcode_t *)ip);
-	if (!p || kprobe_disabled(p))
-		return NULL;
-	if (kprobe_running()) {
-		kprobes_inc_nmissed_count(p);
+	if (unlikely(kprobe_running() || !kprobe_rcu_watching())) {
+		kprobe_ftrace_missed(ip);
 		return NULL;
 	}
-	__this_cpu_write(current_kprobe, p);
 	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	__this_cpu_write(current_kprobe, &kprobe_ftrace_claiming);
+	barrier();
+	p = get_kprobe((kprobe_opcode_t *)ip);
+	if (unlikely(!p || kprobe_disabled(p)))
+		p = NULL;
+	barrier();
+	__this_cpu_write(current_kprobe, p);
 	return p;
 }
 #endif

@@ -120,6 +120,17 @@ static inline void kprobe_flags_clear(struct kprobe *p, u32 flags)
 	WRITE_ONCE(p->flags, p->flags & ~flags);
 }
 
+/*
+ * The lockdep condition of the hit paths' RCU reads: they run with
+ * preemption disabled (RCU-sched readers).  Written out so that it calls
+ * nothing: rcu_read_lock_sched_held() and rcu_read_lock_any_held(), the
+ * checks that rcu_dereference_check() and list_for_each_entry_rcu()
+ * would otherwise make under PROVE_RCU(_LIST), are ordinary traceable
+ * functions, and a probe on one of them would be hit again from its
+ * own hit path, without end.
+ */
+#define kprobe_hit_reader()	(!preemptible())
+
 /* Should the site's text be patched right now? */
 static inline bool site_wants_arm(struct kprobe_site *s)
 {

@@ -67,7 +67,7 @@ static noinline int site_run_users(struct kprobe_site *s, struct pt_regs *regs)
 {
 	struct kprobe *u;
 
-	list_for_each_entry_rcu(u, &s->users, list) {
+	list_for_each_entry_rcu(u, &s->users, list, kprobe_hit_reader()) {
 		if (!u->pre_handler || kprobe_disabled(u))
 			continue;
 		kprobe_race_window();
@@ -106,7 +106,7 @@ static void kprobe_site_post_handler(struct kprobe *p, struct pt_regs *regs,
 	struct kprobe_site *s = to_site(p);
 	struct kprobe *u;
 
-	list_for_each_entry_rcu(u, &s->users, list) {
+	list_for_each_entry_rcu(u, &s->users, list, kprobe_hit_reader()) {
 		if (u->post_handler && !kprobe_disabled(u))
 			u->post_handler(u, regs, flags);
 	}
@@ -133,7 +133,7 @@ void opt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		u->pre_handler(u, regs);
 		return;
 	}
-	list_for_each_entry_rcu(u, &s->users, list) {
+	list_for_each_entry_rcu(u, &s->users, list, kprobe_hit_reader()) {
 		if (u->pre_handler && !kprobe_disabled(u)) {
 			kprobe_race_window();
 			u->pre_handler(u, regs);
@@ -150,9 +150,11 @@ bool kprobe_is_site(struct kprobe *p)
 NOKPROBE_SYMBOL(kprobe_is_site);
 
 /**
- * kprobes_inc_nmissed_count() - count a hit whose handlers were skipped
+ * kprobes_inc_nmissed_count() - count a nested hit whose handlers were skipped
  * @p: the probe that was hit (a site: every user at it counts the miss)
  *
+ * Every count lands, whatever else counts at the same time.  Calls
+ * nothing a probe could be put on.
  * Context: int3, ftrace or optimized callback with preemption disabled.
  */
 void kprobes_inc_nmissed_count(struct kprobe *p)
@@ -161,14 +163,96 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 	struct kprobe *u;
 
 	if (!kprobe_is_site(p)) {
-		p->nmissed++;
+		kprobe_count_miss(&p->nmissed);
 		return;
 	}
 	s = to_site(p);
-	list_for_each_entry_rcu(u, &s->users, list)
-		u->nmissed++;
+	list_for_each_entry_rcu(u, &s->users, list, kprobe_hit_reader())
+		kprobe_count_miss(&u->nmissed);
 }
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
+
+/* Misses that no probe can be charged with (enum kprobe_anon_miss). */
+static DEFINE_PER_CPU(unsigned long [KPROBE_MISS_ANON_NR], kprobe_anon_missed);
+
+/**
+ * kprobe_missed_anon() - misses that could not be charged to a probe
+ * @why: which kind
+ *
+ * Return: how many, since boot, summed over the CPUs.
+ * Context: any.
+ */
+unsigned long kprobe_missed_anon(enum kprobe_anon_miss why)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu(kprobe_anon_missed, cpu)[why]);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(kprobe_missed_anon);
+
+#ifdef CONFIG_KPROBES_ON_FTRACE
+struct kprobe kprobe_ftrace_claiming;
+
+/*
+ * Where this CPU's kprobe_ftrace_missed() is looking a probe up: the
+ * interrupt nesting of that context (kprobe_missing_level()), or 0.
+ */
+static DEFINE_PER_CPU(unsigned int, kprobe_missing_ctx);
+
+/*
+ * The interrupt nesting of preempt_count() (NMI and hardirq depth,
+ * softirq serving), with bit 0 set so that it is never 0.  An interrupt
+ * or NMI that arrives during a lookup is one level deeper and may look
+ * its own probe up; only a hit from the lookup itself finds its own
+ * level taken.  The depth, not the kind, of context: an int3 or BRK
+ * handler counts as NMI in preempt_count(), and a real NMI over it is a
+ * second NMI level.
+ */
+static __always_inline unsigned int kprobe_missing_level(void)
+{
+	return (preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) | 1;
+}
+
+/**
+ * kprobe_ftrace_missed() - count an ftrace hit that runs no handler
+ * @ip: the ftrace site that was hit
+ *
+ * For kprobe_ftrace_claim(): this CPU runs a probe already (nested), or
+ * RCU is not watching it.  A nested hit is charged to the probe at @ip,
+ * which takes a lookup; should a probe be hit from that lookup at the
+ * same interrupt level (nothing there may be probed, so this would be a
+ * bug elsewhere), the hit is counted as KPROBE_MISS_RECURSION and goes
+ * no deeper.  An NMI that lands in the lookup is a level deeper and is
+ * charged to its own probe.  Without RCU there is no lookup at all.
+ * Context: ftrace callback, preemption disabled.
+ */
+void kprobe_ftrace_missed(unsigned long ip)
+{
+	unsigned int ctx = kprobe_missing_level();
+	unsigned int outer = __this_cpu_read(kprobe_missing_ctx);
+	struct kprobe *p;
+
+	if (unlikely(!kprobe_rcu_watching())) {
+		this_cpu_inc(kprobe_anon_missed[KPROBE_MISS_NO_RCU]);
+		return;
+	}
+	if (unlikely(outer == ctx)) {
+		this_cpu_inc(kprobe_anon_missed[KPROBE_MISS_RECURSION]);
+		return;
+	}
+	__this_cpu_write(kprobe_missing_ctx, ctx);
+	barrier();
+	p = get_kprobe((kprobe_opcode_t *)ip);
+	if (p && !kprobe_disabled(p))
+		kprobes_inc_nmissed_count(p);
+	barrier();
+	__this_cpu_write(kprobe_missing_ctx, outer);
+}
+NOKPROBE_SYMBOL(kprobe_ftrace_missed);
+#endif
 
 /* Stands in as the running probe while kprobe_busy_begin() holds. */
 static struct kprobe kprobe_busy_marker;

@@ -114,6 +114,8 @@ NOKPROBE_SYMBOL(get_kprobe_chain);
  * whose handlers call every registered probe there), or NULL.
  * Context: any, including int3 and NMI, with preemption disabled (an
  * RCU-sched reader: int3, NMI, ftrace callbacks), or kprobe_mutex held.
+ * It calls no function that a probe could be put on (see
+ * kprobe_hit_reader()), so a probe hit from here cannot recur.
  * The result is valid until preemption is enabled again, or while the
  * mutex is held.
  */
@@ -123,7 +125,7 @@ struct kprobe *get_kprobe(void *addr)
 	struct kprobe_site *s;
 
 	t = rcu_dereference_check(kprobe_table,
-				  rcu_read_lock_sched_held() ||
+				  kprobe_hit_reader() ||
 				  lockdep_is_held(&kprobe_mutex));
 	s = READ_ONCE(t->slot[table_hash(t, (unsigned long)addr)]);
 	if (likely(s && site_kp(s)->addr == addr))

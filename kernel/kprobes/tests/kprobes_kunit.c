@@ -782,8 +782,71 @@ static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
 	kpk_call(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
 }
+static atomic_t kpk_rcu_check_hits;
+
+static int kpk_count_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_rcu_check_hits);
+	return 0;
+}
+
+/*
+ * The checks that PROVE_RCU and PROVE_RCU_LIST build into
+ * rcu_dereference_check() and list_for_each_entry_rcu() are traceable
+ * functions kprobes accepts.  The ftrace path must not call them while
+ * it finds out whether a probe runs: a probe on one would be hit from
+ * its own lookup, again and again, until the stack overflows.  (Linux
+ * 6.12's ftrace_test_recursion_trylock() stopped that at the second
+ * level.)  Without those checks in the kernel there is nothing to test.
+ */
+static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
+{
+	static const char * const names[] = {
+		"rcu_read_lock_sched_held", "rcu_read_lock_any_held",
+		"rcu_read_lock_held", "rcu_lockdep_current_cpu_online",
+	};
+	struct kprobe kp[ARRAY_SIZE(names)];
+	unsigned long recursion = kprobe_missed_anon(KPROBE_MISS_RECURSION);
+	struct kpk_probe a;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		memset(&kp[n], 0, sizeof(kp[n]));
+		kp[n].symbol_name = names[i];
+		kp[n].pre_handler = kpk_count_pre;
+		if (register_kprobe(&kp[n]))
+			continue;
+		if (kprobe_ftrace(&kp[n]))
+			n++;
+		else
+			unregister_kprobe(&kp[n]);
+	}
+	if (!n)
+		kunit_skip(test, "no RCU lockdep checks to probe (CONFIG_PROVE_RCU)");
+
+	kpk_init(&a, kpk_target, 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	kpk_reset();
+	atomic_set(&kpk_rcu_check_hits, 0);
+	for (i = 0; i < 10; i++)
+		kpk_call(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 10);
+	KUNIT_EXPECT_EQ(test, a.kp.nmissed, 0UL);
+	unregister_kprobe(&a.kp);
+	for (i = 0; i < n; i++)
+		unregister_kprobe(&kp[i]);
+	/* The lockdep checks ran meanwhile, and were probed. */
+	KUNIT_EXPECT_GT(test, atomic_read(&kpk_rcu_check_hits), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_missed_anon(KPROBE_MISS_RECURSION), recursion);
+}
+
 #else
 static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
+{
+	kunit_skip(test, "no kprobes on ftrace");
+}
+
+static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 {
 	kunit_skip(test, "no kprobes on ftrace");
 }
@@ -879,6 +942,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(stacked_kretprobes_see_the_real_return_address),
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
+	KUNIT_CASE(probes_on_rcu_checks_do_not_recurse),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),

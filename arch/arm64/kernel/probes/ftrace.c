@@ -104,12 +104,12 @@ static nokprobe_inline void kp_ftrace_run(struct kprobe *p,
  *
  * The ops do not ask ftrace for recursion protection, and the handler
  * takes none of ftrace's (ftrace_test_recursion_trylock()): kprobes has
- * its own.  Before a probe is claimed it runs only code that no kprobe
- * can probe (get_kprobe() and kprobes_inc_nmissed_count() are on the
- * blacklist), and once one is claimed, a probed function that the
- * handlers call, or an interrupt or NMI hits, finds current_kprobe set
- * and counts a miss.  So every nested hit is counted in nmissed, where
- * ftrace's lock would drop nested hits of one context unseen.
+ * its own.  kprobe_ftrace_claim() checks first that no probe runs on
+ * this CPU and makes it look as if one did while it looks the probe up,
+ * so a probed function that the handlers (or the lookup) call, or an
+ * interrupt or NMI hits, finds current_kprobe set and counts a miss.
+ * So every nested hit is counted in nmissed, where ftrace's lock would
+ * drop nested hits of one context unseen.
  *
  * Context: called by ftrace_caller in the probed function's context
  * (any, including NMI), with interrupts as the function had them;

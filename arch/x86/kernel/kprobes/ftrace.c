@@ -32,12 +32,12 @@
  * redirects.
  *
  * No ftrace recursion lock (ftrace_test_recursion_trylock()): kprobes
- * has its own.  Before a probe is claimed the handler runs only code no
- * kprobe can probe (get_kprobe() and kprobes_inc_nmissed_count() are on
- * the blacklist); once one is claimed, a nested hit (a probed function
- * called by the handlers, an interrupt or NMI) finds current_kprobe set
- * and is counted in nmissed, every one of them, where ftrace's lock
- * would let one through per context and drop the rest unseen.
+ * has its own.  kprobe_ftrace_claim() checks first that no probe runs
+ * on this CPU and makes it look as if one did while it looks the probe
+ * up, so a nested hit (a probed function called by the handlers or by
+ * the lookup itself, an interrupt or NMI) finds current_kprobe set and
+ * is counted in nmissed, every one of them, where ftrace's lock would
+ * let one through per context and drop the rest unseen.
  */
 void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 			   struct ftrace_ops *ops, struct ftrace_regs *fregs)
