@@ -79,6 +79,30 @@ struct kprobe_outer {
 	unsigned long saved_flags;
 };
 
+/*
+ * Reentry levels kept: one for each way a probe can be hit while the
+ * probe pushed before it is still in use on this CPU.  A copy is stepped
+ * with PSTATE.I and F set (KP_STEP_MASKED in kprobes.c), D and A as the
+ * trapped context had them:
+ *
+ *  1. A hit while the running probe's handlers run: from the handlers,
+ *     or, on the ftrace path and in a detour buffer, whose handlers run
+ *     with interrupts as the probed code had them, from an IRQ, a
+ *     pseudo-NMI, an SError or a debug exception taken meanwhile.
+ *  2. An SError taken from a copy: its handler masks A, I and F, not D.
+ *  3. A debug exception taken from a copy, such as a watchpoint on what
+ *     the copy accesses: its handler runs with all of DAIF masked.
+ *  4. An SDEI event of normal priority: firmware delivers it whatever
+ *     PSTATE masks, and the handler runs with all of DAIF masked.
+ *  5. An SDEI event of critical priority, which preempts a normal one.
+ *
+ * IRQs and pseudo-NMIs (PSTATE.I masks every priority) never come while
+ * a copy runs, so they only make level 1; each of 2-5 masks itself and
+ * those before it, so none of them comes twice.  See kp_reenter() for a
+ * hit past the deepest level.
+ */
+#define KPROBE_OUTER_DEPTH	5
+
 /* per-cpu kprobe control block */
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
@@ -86,8 +110,7 @@ struct kprobe_ctlblk {
 	unsigned long saved_flags;
 	/* entries of outer[] in use */
 	unsigned int nr_outer;
-	/* one level: a second one completes detached or stops (kprobes.c) */
-	struct kprobe_outer outer[1];
+	struct kprobe_outer outer[KPROBE_OUTER_DEPTH];
 };
 
 void arch_remove_kprobe(struct kprobe *p);

@@ -388,11 +388,23 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 }
 
 /*
- * A probe hit while another one runs on this CPU (in its handlers; the
- * copy of a stepped instruction runs with interrupts masked): count a
- * miss and run the instruction without handlers.  Only one level is
- * kept; a hit at a second level can only complete an instruction that
- * needs no trap back (simulated or boosted).
+ * A probe hit while another one runs on this CPU: in its handlers, or
+ * while a copy is stepped (from an SError, a debug exception or an SDEI
+ * event: IRQs are masked there).  Count a miss and run the instruction
+ * without handlers, as a level pushed on kcb->outer[]: simulated or
+ * boosted, the level is left at once; stepped, its own step BRK leaves
+ * it, which gives the interrupted probe back its status and saved flags.
+ *
+ * KPROBE_OUTER_DEPTH levels are kept, one for each way in
+ * <asm/kprobes.h>, so a hit past the deepest level needs something that
+ * none of them is, such as a kernel debugger stepping, or a broken kprobe
+ * state.  Should one come, an instruction that completes without coming
+ * back here (simulated or boosted) still runs, and the levels are left
+ * as they are.  One that must be stepped would come back to a step BRK
+ * that no saved level describes, with nothing to say where to resume or
+ * which PSTATE.I and F to give back: skipping it would silently lose what
+ * it does, and returning to the BRK would take it again forever with
+ * interrupts masked, so stop here with both probes named.
  */
 static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
@@ -410,8 +422,8 @@ static nokprobe_inline void kp_reenter(struct kprobe *p, struct pt_regs *regs,
 		kp_set_pc(regs, (unsigned long)p->ainsn.boost);
 		return;
 	}
-	pr_err("kprobe at %pS hit while reentering %pS, and it cannot run detached\n",
-	       p->addr, kprobe_running()->addr);
+	pr_err("kprobe at %pS hit %u levels deep in %pS, and it cannot run detached\n",
+	       p->addr, kcb->nr_outer + 1, kprobe_running()->addr);
 	dump_kprobe(p);
 	BUG();
 }

@@ -13,6 +13,11 @@
  * post_handler) called once per run.  The refused classes must be
  * refused with -EOPNOTSUPP, a misaligned address with -EILSEQ.
  *
+ * Reentry: on a reentry faked on this CPU at each depth the control
+ * block keeps, and past it, a hit on a simulated or a stepped
+ * instruction must complete without handlers, count a miss and give
+ * every level back as it was.
+ *
  * Function entries: a probe on a C function's start goes on its ftrace
  * call site and is armed through ftrace (CONFIG_KPROBES_ON_FTRACE); one
  * on an assembly function's first instruction is a BRK.  Both are
@@ -231,6 +236,166 @@ static void kpa_test_after_exclusive(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, v, 42);
 	KUNIT_EXPECT_EQ(test, kpa_hits.pre, 1);
 	unregister_kprobe(&kp);
+}
+
+/*
+ * Reentry.  This CPU is put in a reentry faked in its kprobe_ctlblk:
+ * kpa_outer[0] in its handlers, each kpa_outer[i] hit inside
+ * kpa_outer[i - 1] and stepping its copy.  None of them is registered:
+ * their step BRKs are never taken.  The depth is read from the control
+ * block, so that the suite says what a one-level stack does too.
+ */
+#define KPA_LEVELS	ARRAY_SIZE(((struct kprobe_ctlblk *)NULL)->outer)
+
+static struct kprobe kpa_outer[KPA_LEVELS + 1];
+
+/* PSTATE.I and F saved at level @i: not the same at two levels in a row. */
+static unsigned long kpa_level_flags(unsigned int i)
+{
+	return (i & 1 ? PSR_I_BIT : 0) | (i & 2 ? PSR_F_BIT : 0);
+}
+
+/* Make kpa_outer[@levels] the running probe, @levels reentries deep. */
+static void kpa_fake_levels(struct kprobe_ctlblk *kcb, unsigned int levels)
+{
+	unsigned int i;
+
+	for (i = 0; i < levels; i++) {
+		kcb->outer[i].kp = &kpa_outer[i];
+		kcb->outer[i].status = i ? KPROBE_REENTER : KPROBE_HIT_ACTIVE;
+		kcb->outer[i].saved_flags = kpa_level_flags(i);
+	}
+	kcb->nr_outer = levels;
+	kcb->kprobe_status = KPROBE_REENTER;
+	kcb->saved_flags = kpa_level_flags(levels);
+	__this_cpu_write(current_kprobe, &kpa_outer[levels]);
+}
+
+/* This CPU's reentry state, as the probed code left it. */
+struct kpa_levels {
+	struct kprobe_ctlblk kcb;
+	struct kprobe *running;
+	bool irqs_off;
+};
+
+static void kpa_save_levels(struct kpa_levels *l)
+{
+	l->kcb = *get_kprobe_ctlblk();
+	l->running = kprobe_running();
+	l->irqs_off = irqs_disabled();
+}
+
+/*
+ * Run @c on every input into @got[], @levels deep in a faked reentry and
+ * with interrupts off, as in a stepping slot, then give this CPU its own
+ * state back.  Return: false, having run nothing, if a probe was
+ * running on this CPU.
+ */
+static bool kpa_run_reentered(const struct kpa_case *c, unsigned int levels,
+			      long *got, struct kpa_levels *before,
+			      struct kpa_levels *after)
+{
+	struct kprobe_ctlblk *kcb, own;
+	unsigned long flags;
+	bool ran = false;
+	unsigned int i;
+
+	local_irq_save(flags);
+	kcb = get_kprobe_ctlblk();
+	if (!kprobe_running()) {
+		own = *kcb;
+		kpa_fake_levels(kcb, levels);
+		kpa_save_levels(before);
+		for (i = 0; i < ARRAY_SIZE(kpa_inputs); i++)
+			got[i] = c->fn(kpa_inputs[i][0], kpa_inputs[i][1]);
+		kpa_save_levels(after);
+		*kcb = own;
+		__this_cpu_write(current_kprobe, NULL);
+		ran = true;
+	}
+	local_irq_restore(flags);
+	return ran;
+}
+
+/*
+ * A probe on @c, hit with @levels faked: every result right, every hit
+ * missed, no handler called, and the faked levels given back as they
+ * were.  With every level in use (@full), an instruction that must be
+ * stepped cannot run (kp_reenter() stops): skipped there.
+ */
+static void kpa_reentry_at(struct kunit *test, const struct kpa_case *c,
+			   unsigned int levels, bool full)
+{
+	long want[ARRAY_SIZE(kpa_inputs)], got[ARRAY_SIZE(kpa_inputs)] = {};
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)c->site,
+		.pre_handler = kpa_pre,
+		.post_handler = kpa_post,
+	};
+	struct kpa_levels before, after;
+	unsigned int i;
+	bool ran;
+
+	for (i = 0; i < ARRAY_SIZE(kpa_inputs); i++)
+		want[i] = c->fn(kpa_inputs[i][0], kpa_inputs[i][1]);
+	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&kp), 0, "%s", c->name);
+	if (full && !kp.ainsn.simulate && !kp.ainsn.boost) {
+		unregister_kprobe(&kp);
+		kunit_skip(test, "%s must be stepped, and no level is left to step it",
+			   c->name);
+	}
+	memset(&kpa_hits, 0, sizeof(kpa_hits));
+	ran = kpa_run_reentered(c, levels, got, &before, &after);
+	unregister_kprobe(&kp);
+
+	KUNIT_ASSERT_TRUE_MSG(test, ran, "a probe was running on this CPU");
+	for (i = 0; i < ARRAY_SIZE(kpa_inputs); i++)
+		KUNIT_EXPECT_EQ_MSG(test, got[i], want[i], "%s(%ld, %ld), %u levels",
+				    c->name, kpa_inputs[i][0], kpa_inputs[i][1],
+				    levels);
+	KUNIT_EXPECT_EQ(test, kp.nmissed, (unsigned long)ARRAY_SIZE(kpa_inputs));
+	KUNIT_EXPECT_EQ(test, kpa_hits.pre, 0);
+	KUNIT_EXPECT_EQ(test, kpa_hits.post, 0);
+	KUNIT_EXPECT_TRUE(test, after.irqs_off);
+	KUNIT_EXPECT_PTR_EQ(test, after.running, before.running);
+	KUNIT_EXPECT_EQ(test, after.kcb.kprobe_status, before.kcb.kprobe_status);
+	KUNIT_EXPECT_EQ(test, after.kcb.saved_flags, before.kcb.saved_flags);
+	KUNIT_ASSERT_EQ(test, after.kcb.nr_outer, before.kcb.nr_outer);
+	for (i = 0; i < before.kcb.nr_outer; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, after.kcb.outer[i].kp,
+					before.kcb.outer[i].kp, "level %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, after.kcb.outer[i].status,
+				    before.kcb.outer[i].status, "level %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, after.kcb.outer[i].saved_flags,
+				    before.kcb.outer[i].saved_flags, "level %u", i);
+	}
+}
+
+/* Simulated (b, a literal load) and stepped (add, an sp-relative load). */
+static const struct kpa_case kpa_reentry_cases[] = {
+	KPA_CASE(b), KPA_CASE(ldr_x), KPA_CASE(add), KPA_CASE(sp),
+};
+
+KUNIT_ARRAY_PARAM(kpa_reentry, kpa_reentry_cases, kpa_case_desc);
+
+/*
+ * A hit on a reentered probe's copy (a watchpoint hit by the copy of a
+ * probe that an IRQ hit inside an ftrace-path handler) and at every
+ * deeper level that can still be pushed: the second level always, even
+ * on a one-level stack, where a stepped instruction stops the kernel.
+ */
+static void kpa_test_reentry_completes_at_every_level(struct kunit *test)
+{
+	unsigned int levels, top = max_t(unsigned int, KPA_LEVELS - 1, 1);
+
+	for (levels = 1; levels <= top; levels++)
+		kpa_reentry_at(test, test->param_value, levels, false);
+}
+
+/* Every level in use: the hit runs detached, the levels untouched. */
+static void kpa_test_reentry_past_deepest_runs_detached(struct kunit *test)
+{
+	kpa_reentry_at(test, test->param_value, KPA_LEVELS, true);
 }
 
 /* Function entries, through a BRK and through ftrace. */
@@ -730,6 +895,10 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE(kpa_test_post_pc),
 	KUNIT_CASE(kpa_test_refusals),
 	KUNIT_CASE(kpa_test_after_exclusive),
+	KUNIT_CASE_PARAM(kpa_test_reentry_completes_at_every_level,
+			 kpa_reentry_gen_params),
+	KUNIT_CASE_PARAM(kpa_test_reentry_past_deepest_runs_detached,
+			 kpa_reentry_gen_params),
 	KUNIT_CASE(kpa_test_entry_regs),
 	KUNIT_CASE(kpa_test_ftrace_writes),
 	KUNIT_CASE(kpa_test_ftrace_users),
