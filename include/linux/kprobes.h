@@ -552,10 +552,24 @@ static __always_inline struct kprobe *kprobe_ftrace_claim(unsigned long ip)
  * Context: the breakpoint exception (or the step trap), this CPU only,
  * preemption and interrupts off.  Levels nest strictly: a deeper level is
  * left before the one it interrupted runs again, so the stack needs no
- * lock.  An NMI that hits a probe while these helpers are half way
- * through an update is not covered (their callers are NOKPROBE and run
- * with interrupts off, so only a probe in an NMI handler can do that).
+ * lock.  An NMI (or #DB, #MC) may still hit a probe half way through a
+ * push or a pop here; it pushes and pops a level of its own and leaves
+ * everything as it found it.  So a push reserves its entry before it
+ * fills it, and a pop reads its entry before it gives it back: the
+ * entry in use is never one such a nested level can take.
  */
+
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/* KUnit: called where a nested level could come in the middle of a push or pop. */
+extern void (*kprobe_outer_test_hook)(void);
+#define kprobe_outer_test_point()					\
+do {									\
+	if (unlikely(READ_ONCE(kprobe_outer_test_hook)))		\
+		READ_ONCE(kprobe_outer_test_hook)();			\
+} while (0)
+#else
+#define kprobe_outer_test_point()	do { } while (0)
+#endif
 
 /**
  * kprobe_push_outer - remember the running probe, then run @p inside it
@@ -573,7 +587,11 @@ static __always_inline bool kprobe_push_outer(struct kprobe_ctlblk *kcb,
 
 	if (unlikely(kcb->nr_outer >= ARRAY_SIZE(kcb->outer)))
 		return false;
-	o = &kcb->outer[kcb->nr_outer++];
+	o = &kcb->outer[kcb->nr_outer];
+	/* Reserved first: a nested level takes the entry above. */
+	WRITE_ONCE(kcb->nr_outer, kcb->nr_outer + 1);
+	barrier();
+	kprobe_outer_test_point();
 	o->kp = kprobe_running();
 	o->status = kcb->kprobe_status;
 	o->saved_flags = kcb->saved_flags;
@@ -588,12 +606,20 @@ static __always_inline bool kprobe_push_outer(struct kprobe_ctlblk *kcb,
  */
 static __always_inline void kprobe_pop_outer(struct kprobe_ctlblk *kcb)
 {
-	struct kprobe_outer *o = &kcb->outer[--kcb->nr_outer];
+	unsigned int top = kcb->nr_outer - 1;
+	struct kprobe_outer *o = &kcb->outer[top];
+	unsigned long status = o->status, flags = o->saved_flags;
+	struct kprobe *kp = o->kp;
 
-	__this_cpu_write(current_kprobe, o->kp);
-	kcb->kprobe_status = o->status;
-	kcb->saved_flags = o->saved_flags;
+	barrier();
+	kprobe_outer_test_point();
+	__this_cpu_write(current_kprobe, kp);
+	kcb->kprobe_status = status;
+	kcb->saved_flags = flags;
 	o->kp = NULL;
+	/* Given back last: until here a nested level takes the entry above. */
+	barrier();
+	WRITE_ONCE(kcb->nr_outer, top);
 }
 
 /* Leave the current probe: back to the outer one, or to none. */

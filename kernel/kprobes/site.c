@@ -172,6 +172,11 @@ void kprobes_inc_nmissed_count(struct kprobe *p)
 }
 NOKPROBE_SYMBOL(kprobes_inc_nmissed_count);
 
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+void (*kprobe_outer_test_hook)(void);
+EXPORT_SYMBOL_GPL(kprobe_outer_test_hook);
+#endif
+
 /* Misses that no probe can be charged with (enum kprobe_anon_miss). */
 static DEFINE_PER_CPU(unsigned long [KPROBE_MISS_ANON_NR], kprobe_anon_missed);
 

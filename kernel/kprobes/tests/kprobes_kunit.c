@@ -852,6 +852,86 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 }
 #endif
 
+#ifdef ARCH_KPROBE_CTLBLK_OUTER
+static struct kprobe kpk_outer_fake[3];
+static bool kpk_nested_ran;
+
+/*
+ * What an NMI that hits a probe at this point of a push or pop does: a
+ * level of its own, pushed and popped.  Context: interrupts off.
+ */
+static void kpk_nested_level(void)
+{
+	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
+
+	WRITE_ONCE(kprobe_outer_test_hook, NULL);
+	if (kprobe_push_outer(kcb, &kpk_outer_fake[2])) {
+		kpk_nested_ran = true;
+		kprobe_pop_outer(kcb);
+	}
+}
+
+/*
+ * The reentry stack is the breakpoint path's, but an NMI may hit a
+ * probe half way through a push or a pop: its own level must never take
+ * the entry the interrupted push or pop is using.
+ */
+static void outer_levels_survive_a_nested_level_midway(struct kunit *test)
+{
+	struct kprobe_ctlblk *kcb, saved;
+	struct kprobe *running[2] = {};
+	unsigned long status[2] = {}, flags;
+	unsigned int depth[2] = {};
+	bool nested[2] = {}, ok;
+
+	local_irq_save(flags);
+	kcb = get_kprobe_ctlblk();
+	ok = !kprobe_running();
+	if (ok) {
+		saved = *kcb;
+		kcb->nr_outer = 0;
+		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+		__this_cpu_write(current_kprobe, &kpk_outer_fake[0]);
+
+		kpk_nested_ran = false;
+		WRITE_ONCE(kprobe_outer_test_hook, kpk_nested_level);
+		kprobe_push_outer(kcb, &kpk_outer_fake[1]);
+		nested[0] = kpk_nested_ran;
+		running[0] = kprobe_running();
+		depth[0] = kcb->nr_outer;
+		status[0] = kcb->kprobe_status;
+
+		kpk_nested_ran = false;
+		WRITE_ONCE(kprobe_outer_test_hook, kpk_nested_level);
+		kprobe_pop_outer(kcb);
+		nested[1] = kpk_nested_ran;
+		running[1] = kprobe_running();
+		depth[1] = kcb->nr_outer;
+		status[1] = kcb->kprobe_status;
+
+		WRITE_ONCE(kprobe_outer_test_hook, NULL);
+		*kcb = saved;
+		__this_cpu_write(current_kprobe, NULL);
+	}
+	local_irq_restore(flags);
+
+	KUNIT_ASSERT_TRUE(test, ok);
+	KUNIT_EXPECT_TRUE(test, nested[0]);
+	KUNIT_EXPECT_PTR_EQ(test, running[0], &kpk_outer_fake[1]);
+	KUNIT_EXPECT_EQ(test, depth[0], 1U);
+	KUNIT_EXPECT_EQ(test, status[0], (unsigned long)KPROBE_REENTER);
+	KUNIT_EXPECT_TRUE(test, nested[1]);
+	KUNIT_EXPECT_PTR_EQ(test, running[1], &kpk_outer_fake[0]);
+	KUNIT_EXPECT_EQ(test, depth[1], 0U);
+	KUNIT_EXPECT_EQ(test, status[1], (unsigned long)KPROBE_HIT_ACTIVE);
+}
+#else
+static void outer_levels_survive_a_nested_level_midway(struct kunit *test)
+{
+	kunit_skip(test, "no reentry stack on this architecture");
+}
+#endif
+
 #define KPK_BATCH	3
 
 static void batch_register_and_unregister(struct kunit *test)
@@ -943,6 +1023,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
 	KUNIT_CASE(probes_on_rcu_checks_do_not_recurse),
+	KUNIT_CASE(outer_levels_survive_a_nested_level_midway),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
