@@ -51,64 +51,59 @@ static struct ftrace_ops kprobe_fops_ipmodify __read_mostly = {
 	.flags = KPROBE_FOPS_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
-/* Sites armed on each ops; the ops is registered while non-zero. */
+/*
+ * Hooks on each ops: armed sites, and ips parked or stuck (below).  The
+ * ops is registered while non-zero.
+ */
 static unsigned int kprobe_fops_users[2];
+
+static struct ftrace_ops *const kprobe_fops[2] = {
+	&kprobe_fops_plain, &kprobe_fops_ipmodify,
+};
 
 static unsigned int fops_index(struct ftrace_ops *ops)
 {
 	return ops == &kprobe_fops_ipmodify;
 }
 
-/*
- * Hook (or unhook) @n ftrace sites, all for @ops, with one filter
- * update.  Context: kprobe_mutex held.
- */
-static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
-			unsigned int n, bool arm)
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/* Filter updates that are to fail with -ENOMEM (KUnit only). */
+static atomic_t kprobe_kunit_filter_fails;
+
+void kprobe_kunit_fail_filter_updates(int n)
 {
-	unsigned int *users = &kprobe_fops_users[fops_index(ops)];
-	int ret;
+	atomic_set(&kprobe_kunit_filter_fails, n);
+}
+EXPORT_SYMBOL_GPL(kprobe_kunit_fail_filter_updates);
 
-	lockdep_assert_held(&kprobe_mutex);
-	if (!n)
-		return 0;
-	if (arm) {
-		ret = ftrace_set_filter_ips(ops, ips, n, 0, 0);
-		if (ret < 0)
-			return ret;
-		if (!*users) {
-			ret = register_ftrace_function(ops);
-			if (ret < 0) {
-				ftrace_set_filter_ips(ops, ips, n, 1, 0);
-				return ret;
-			}
-		}
-		*users += n;
-		return 0;
-	}
-	if (kprobe_ftrace_disabled)
-		return 0;
-	if (*users == n) {
-		ret = unregister_ftrace_function(ops);
-		if (WARN(ret < 0, "kprobes: cannot unregister ftrace ops (%d)\n", ret))
-			return ret;
-	}
-	*users -= n;
-	ret = ftrace_set_filter_ips(ops, ips, n, 1, 0);
-	if (ret < 0 && n > 1) {
-		/*
-		 * ftrace drops none when one ip is no longer an ftrace
-		 * location; drop them one by one, so that only a dead
-		 * one fails.
-		 */
-		unsigned int i;
+/* How many ftrace_ops hook the ftrace site @ip (ftrace's own count), or -1. */
+int kprobe_kunit_ftrace_hooks(unsigned long ip)
+{
+	struct ftrace_rec_iter *iter;
+	struct dyn_ftrace *rec;
 
-		for (i = 0; i < n; i++)
-			ftrace_set_filter_ips(ops, &ips[i], 1, 1, 0);
-		ret = 0;
+	for_ftrace_rec_iter(iter) {
+		rec = ftrace_rec_iter_record(iter);
+		if (rec->ip == ip)
+			return ftrace_rec_count(rec);
 	}
-	WARN_ONCE(ret < 0, "kprobes: cannot drop %u ftrace sites (%d)\n", n, ret);
-	return ret;
+	return -1;
+}
+EXPORT_SYMBOL_GPL(kprobe_kunit_ftrace_hooks);
+#endif
+
+/*
+ * The one place that changes the filter of one of the ops: @n ips added
+ * or (@remove) dropped, or (@reset) the filter made exactly @ips.
+ */
+static int kprobe_fops_filter(struct ftrace_ops *ops, unsigned long *ips,
+			      unsigned int n, bool remove, bool reset)
+{
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+	if (atomic_add_unless(&kprobe_kunit_filter_fails, -1, 0))
+		return -ENOMEM;
+#endif
+	return ftrace_set_filter_ips(ops, ips, n, remove, reset);
 }
 
 /*
@@ -134,19 +129,183 @@ static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
  * before text is freed (a module, init text).  Sites on the ipmodify
  * ops are never parked: while that ops holds a function, live patching
  * cannot have it.
+ *
+ * Stuck hooks.  Should ftrace fail to drop hooks (it allocates a new
+ * filter for every update), they stay where they are, counted and
+ * listed on their ops' list of stuck ips, and the work item tries
+ * again until it succeeds.  Nothing is ever hooked that this file does
+ * not know of: a filter that could not be trimmed is replaced whole
+ * (kprobe_fops_refilter()), and an ops that is registered again starts
+ * from a filter of exactly the ips it hooks then.
  */
 #define KPROBE_PARK_MAX		256
 #define KPROBE_PARK_DELAY	HZ
+#define KPROBE_STUCK_MAX	64
 
 static unsigned long kprobe_parked[KPROBE_PARK_MAX];	/* kprobe_mutex */
 static unsigned int kprobe_nr_parked;
+static unsigned long kprobe_stuck[2][KPROBE_STUCK_MAX];	/* kprobe_mutex */
+static unsigned int kprobe_nr_stuck[2];
+
+static void kprobe_unpark_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kprobe_unpark_work, kprobe_unpark_work_fn);
+
+static bool ip_in(unsigned long ip, const unsigned long *ips, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (ips[i] == ip)
+			return true;
+	return false;
+}
+
+/*
+ * Make the filter of @ops exactly the ips it hooks but @drop: its sites,
+ * parked and stuck ips.  For when dropping @drop from it failed; one
+ * update that needs no entry of the old filter to be valid (an ip whose
+ * text is gone is no longer an ftrace location, so ftrace refuses to
+ * drop it, and with it the whole batch).  Context: kprobe_mutex held.
+ */
+static int kprobe_fops_refilter(struct ftrace_ops *ops, unsigned long *drop,
+				unsigned int n)
+{
+	unsigned int k = fops_index(ops), nr, i, m = 0;
+	struct kprobe_site **v = kprobe_site_collect(&nr);
+	unsigned long *keep;
+	int ret;
+
+	keep = kvmalloc_array(nr + KPROBE_PARK_MAX + KPROBE_STUCK_MAX,
+			      sizeof(*keep), GFP_KERNEL);
+	if (!keep) {
+		kvfree(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr; i++) {
+		if (v[i]->fops == KPROBE_FOPS_PLAIN + k)
+			keep[m++] = site_addr(v[i]);
+	}
+	kvfree(v);
+	for (i = 0; !k && i < kprobe_nr_parked; i++)
+		keep[m++] = kprobe_parked[i];
+	for (i = 0; i < kprobe_nr_stuck[k]; i++)
+		keep[m++] = kprobe_stuck[k][i];
+	/* Only what is still wanted, and still an ftrace location. */
+	for (i = 0, nr = m, m = 0; i < nr; i++) {
+		if (!ip_in(keep[i], drop, n) && kprobe_on_ftrace_site(keep[i]))
+			keep[m++] = keep[i];
+	}
+	/* An empty filter would hook every function. */
+	ret = m ? kprobe_fops_filter(ops, keep, m, false, true) : -EINVAL;
+	kvfree(keep);
+	return ret;
+}
+
+/*
+ * Hook (or unhook) @n ftrace sites, all for @ops, with one filter
+ * update.  An unhook fails only if ftrace could not drop the hooks,
+ * which are then still there and still counted (see "Stuck hooks").
+ * Context: kprobe_mutex held.
+ */
+static int ftrace_batch(struct ftrace_ops *ops, unsigned long *ips,
+			unsigned int n, bool arm)
+{
+	unsigned int *users = &kprobe_fops_users[fops_index(ops)];
+	int ret;
+
+	lockdep_assert_held(&kprobe_mutex);
+	if (!n)
+		return 0;
+	if (arm) {
+		/* Not registered: whatever the filter still holds goes. */
+		ret = kprobe_fops_filter(ops, ips, n, false, !*users);
+		if (ret < 0)
+			return ret;
+		if (!*users) {
+			ret = register_ftrace_function(ops);
+			if (ret < 0)
+				return ret;
+		}
+		*users += n;
+		return 0;
+	}
+	if (kprobe_ftrace_disabled)
+		return 0;
+	if (*users == n) {
+		/*
+		 * The last hooks: unregistering drops them all, and the
+		 * filter is reset when the ops is registered again.
+		 */
+		ret = unregister_ftrace_function(ops);
+		if (WARN(ret < 0, "kprobes: cannot unregister ftrace ops (%d)\n", ret))
+			return ret;
+		*users = 0;
+		return 0;
+	}
+	ret = kprobe_fops_filter(ops, ips, n, true, false);
+	if (ret < 0)
+		ret = kprobe_fops_refilter(ops, ips, n);
+	if (ret < 0)
+		return ret;
+	*users -= n;
+	return 0;
+}
+
+/*
+ * Unhook @ips from @ops; those ftrace could not drop become stuck ips,
+ * for the work item to try again.  Context: kprobe_mutex held.
+ */
+static void ftrace_unhook(struct ftrace_ops *ops, unsigned long *ips,
+			  unsigned int n)
+{
+	unsigned int k = fops_index(ops), room, i;
+	int ret = ftrace_batch(ops, ips, n, false);
+
+	if (!ret)
+		return;
+	room = KPROBE_STUCK_MAX - kprobe_nr_stuck[k];
+	pr_warn("kprobes: ftrace could not drop %u hooks (%d); trying again later\n",
+		n, ret);
+	for (i = 0; i < n; i++) {
+		if (ip_in(ips[i], kprobe_stuck[k], kprobe_nr_stuck[k]))
+			continue;
+		if (!room) {
+			/* Still hooked and counted, but no longer retried. */
+			WARN_ONCE(1, "kprobes: ftrace hook at %pS cannot be dropped\n",
+				  (void *)ips[i]);
+			continue;
+		}
+		kprobe_stuck[k][kprobe_nr_stuck[k]++] = ips[i];
+		room--;
+	}
+	schedule_delayed_work(&kprobe_unpark_work, KPROBE_PARK_DELAY);
+}
+
+/*
+ * Try again to drop the stuck ips of both ops.  Context: kprobe_mutex
+ * held.
+ */
+static void kprobe_ftrace_drop_idle(void)
+{
+	unsigned long ips[KPROBE_STUCK_MAX];
+	unsigned int k, n;
+
+	for (k = 0; k < 2; k++) {
+		n = kprobe_nr_stuck[k];
+		if (!n)
+			continue;
+		memcpy(ips, kprobe_stuck[k], n * sizeof(*ips));
+		kprobe_nr_stuck[k] = 0;
+		ftrace_unhook(kprobe_fops[k], ips, n);
+	}
+}
 
 /**
  * kprobe_ftrace_unpark() - drop the hooks of parked ftrace sites now
  *
- * With one filter update.  Besides the work item, for callers that need
- * the filter to hold live sites only: before text is freed, and when
- * every probe is disarmed.
+ * With one filter update (and stuck hooks with one more).  Besides the
+ * work item, for callers that need the filter to hold live sites only:
+ * before text is freed, and when every probe is disarmed.
  * Context: kprobe_mutex held; may sleep.
  */
 void kprobe_ftrace_unpark(void)
@@ -154,8 +313,11 @@ void kprobe_ftrace_unpark(void)
 	unsigned int n = kprobe_nr_parked;
 
 	lockdep_assert_held(&kprobe_mutex);
+	/* Those that failed before first; those that fail now wait. */
+	kprobe_ftrace_drop_idle();
 	kprobe_nr_parked = 0;
-	ftrace_batch(&kprobe_fops_plain, kprobe_parked, n, false);
+	if (n)
+		ftrace_unhook(&kprobe_fops_plain, kprobe_parked, n);
 }
 
 static void kprobe_unpark_work_fn(struct work_struct *work)
@@ -165,7 +327,46 @@ static void kprobe_unpark_work_fn(struct work_struct *work)
 	mutex_unlock(&kprobe_mutex);
 }
 
-static DECLARE_DELAYED_WORK(kprobe_unpark_work, kprobe_unpark_work_fn);
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/* Run the work item now (KUnit only). */
+void kprobe_kunit_unpark_now(void)
+{
+	mod_delayed_work(system_wq, &kprobe_unpark_work, 0);
+	flush_delayed_work(&kprobe_unpark_work);
+}
+EXPORT_SYMBOL_GPL(kprobe_kunit_unpark_now);
+
+/* How many hooks each ops has, and how many of them are stuck. */
+void kprobe_kunit_fops_users(unsigned int *users, unsigned int *stuck)
+{
+	mutex_lock(&kprobe_mutex);
+	users[0] = kprobe_fops_users[0];
+	users[1] = kprobe_fops_users[1];
+	stuck[0] = kprobe_nr_stuck[0];
+	stuck[1] = kprobe_nr_stuck[1];
+	mutex_unlock(&kprobe_mutex);
+}
+EXPORT_SYMBOL_GPL(kprobe_kunit_fops_users);
+#endif
+
+/*
+ * Of @ips, just hooked on ops @k, those that were still hooked there
+ * because they were stuck were counted twice: they leave the stuck
+ * list and its share of the count.  Context: kprobe_mutex held.
+ */
+static void take_stuck(unsigned int k, unsigned long *ips, unsigned int n)
+{
+	unsigned int i = 0;
+
+	while (i < kprobe_nr_stuck[k]) {
+		if (ip_in(kprobe_stuck[k][i], ips, n)) {
+			kprobe_stuck[k][i] = kprobe_stuck[k][--kprobe_nr_stuck[k]];
+			kprobe_fops_users[k]--;
+		} else {
+			i++;
+		}
+	}
+}
 
 /* Where @ip is on the parked list, or kprobe_nr_parked. */
 static unsigned int parked_index(unsigned long ip)
@@ -197,6 +398,7 @@ static int ftrace_hook_plain(unsigned long *ips, unsigned int n)
 	ret = ftrace_batch(&kprobe_fops_plain, ips, fresh, true);
 	if (ret)
 		return ret;
+	take_stuck(0, ips, fresh);
 	for (i = fresh; i < n; i++)
 		kprobe_parked[parked_index(ips[i])] =
 			kprobe_parked[--kprobe_nr_parked];
@@ -222,7 +424,7 @@ static void ftrace_unhook_plain(unsigned long *ips, unsigned int n, bool park)
 		return;
 	}
 	kprobe_ftrace_unpark();
-	ftrace_batch(&kprobe_fops_plain, ips, n, false);
+	ftrace_unhook(&kprobe_fops_plain, ips, n);
 }
 
 /* The ops an ftrace site's hook belongs on, from its handlers now. */
@@ -273,7 +475,14 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm,
 			/* Never hooked on both ops at once. */
 			if (arm && cnt)
 				kprobe_ftrace_unpark();
-			ret = ftrace_batch(&kprobe_fops_ipmodify, ips, cnt, arm);
+			if (!arm) {
+				ftrace_unhook(&kprobe_fops_ipmodify, ips, cnt);
+			} else {
+				ret = ftrace_batch(&kprobe_fops_ipmodify, ips,
+						   cnt, true);
+				if (!ret)
+					take_stuck(1, ips, cnt);
+			}
 		}
 		if (ret && arm) {
 			if (k)	/* undo the plain group */

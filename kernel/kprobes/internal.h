@@ -178,6 +178,13 @@ struct kprobe_site *kprobe_user_site(struct kprobe *p);
 int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n);
 #ifdef CONFIG_KPROBES_ON_FTRACE
 void kprobe_ftrace_unpark(void);
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/* For the KUnit suite (tests/kprobes_kunit.c) only. */
+void kprobe_kunit_fail_filter_updates(int n);
+int kprobe_kunit_ftrace_hooks(unsigned long ip);
+void kprobe_kunit_unpark_now(void);
+void kprobe_kunit_fops_users(unsigned int *users, unsigned int *stuck);
+#endif
 #else
 static inline void kprobe_ftrace_unpark(void) { }
 #endif

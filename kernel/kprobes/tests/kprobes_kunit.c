@@ -17,6 +17,7 @@
 #ifdef CONFIG_X86
 #include <asm/insn.h>
 #endif
+#include "../internal.h"
 
 static noinline int kpk_target(int v)
 {
@@ -753,6 +754,10 @@ static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
 	kpk_reset();
 	kpk_call(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	/* Parked: still hooked, until the work item drops it. */
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks((unsigned long)a.kp.addr), 1);
+	kprobe_kunit_unpark_now();
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks((unsigned long)a.kp.addr), 0);
 
 	/* Again at the parked site; then disabled and enabled. */
 	kpk_init(&b, kpk_target, 2);
@@ -781,7 +786,90 @@ static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
 	kpk_reset();
 	kpk_call(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	kprobe_kunit_unpark_now();
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks((unsigned long)a.kp.addr), 0);
 }
+/*
+ * ftrace fails to drop hooks (an update allocates a new filter): they
+ * stay hooked and counted, the filter keeps nothing the core does not
+ * know of, and the work item drops them once ftrace can.
+ */
+static void ftrace_unhook_failure_is_retried(struct kunit *test)
+{
+	struct kpk_probe a, b, c;
+	struct kprobe *two[2] = { &a.kp, &b.kp };
+	unsigned int users[2], stuck[2];
+	unsigned long ia, ib, ic;
+
+	kpk_init(&a, kpk_target, 1);
+	kpk_init(&b, kpk_target2, 2);
+	kpk_init(&c, kpk_recursed, 3);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&c.kp), 0);
+	if (!kprobe_ftrace(&a.kp) || !kprobe_ftrace(&b.kp) || !kprobe_ftrace(&c.kp)) {
+		unregister_kprobe(&a.kp);
+		unregister_kprobe(&b.kp);
+		unregister_kprobe(&c.kp);
+		kunit_skip(test, "the test functions' entries are not ftrace sites");
+	}
+	ia = (unsigned long)a.kp.addr;
+	ib = (unsigned long)b.kp.addr;
+	ic = (unsigned long)c.kp.addr;
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, users[0], 3U);
+
+	/* Parked by the unregistration; both the drop and the rebuild fail. */
+	unregister_kprobes(two, 2);
+	kprobe_kunit_fail_filter_updates(2);
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fail_filter_updates(0);
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, users[0], 3U);
+	KUNIT_EXPECT_EQ(test, stuck[0], 2U);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ia), 1);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ib), 1);
+
+	/* The work item tries again, and now ftrace can. */
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, users[0], 1U);
+	KUNIT_EXPECT_EQ(test, stuck[0], 0U);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ia), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ib), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ic), 1);
+
+	/* Only the batch drop fails: the filter is rebuilt at once. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	unregister_kprobe(&a.kp);
+	kprobe_kunit_fail_filter_updates(1);
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fail_filter_updates(0);
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, users[0], 1U);
+	KUNIT_EXPECT_EQ(test, stuck[0], 0U);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ia), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ic), 1);
+	kpk_reset();
+	kpk_call_rec(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
+
+	/* The last hook: the ops goes, and comes back with a clean filter. */
+	unregister_kprobe(&c.kp);
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, users[0], 0U);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ic), 0);
+	kpk_init(&a, kpk_target, 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ia), 1);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ib), 0);
+	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ic), 0);
+	unregister_kprobe(&a.kp);
+	kprobe_kunit_unpark_now();
+}
+
 static atomic_t kpk_rcu_check_hits;
 
 static int kpk_count_pre(struct kprobe *p, struct pt_regs *regs)
@@ -842,6 +930,11 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 
 #else
 static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
+{
+	kunit_skip(test, "no kprobes on ftrace");
+}
+
+static void ftrace_unhook_failure_is_retried(struct kunit *test)
 {
 	kunit_skip(test, "no kprobes on ftrace");
 }
@@ -1022,6 +1115,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(stacked_kretprobes_see_the_real_return_address),
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
+	KUNIT_CASE(ftrace_unhook_failure_is_retried),
 	KUNIT_CASE(probes_on_rcu_checks_do_not_recurse),
 	KUNIT_CASE(outer_levels_survive_a_nested_level_midway),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
