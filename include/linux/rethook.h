@@ -151,6 +151,7 @@ unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 void *rethook_kunit_take_area(void);
 bool rethook_kunit_give_area(void *area);
 void rethook_kunit_stats(int *live, long *sums);
+bool rethook_kunit_flushed(struct task_struct *tsk);
 #endif
 
 #ifdef CONFIG_RETHOOK

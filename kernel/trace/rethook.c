@@ -22,6 +22,9 @@
  * Pending nodes of a task are kept on a list, newest first, in its area;
  * the task_struct's rethooks member points to the area.  The trampoline
  * handler and the unwinder (rethook_find_ret_addr()) walk that list.
+ * The unwinder may walk another task's list while that task dies, so an
+ * area is freed only after an RCU grace period, as the pools are, and
+ * such walks are RCU readers.
  *
  * A task whose area could not be allocated (GFP_NOWAIT at fork, or
  * short of memory when the areas were handed out) is "bare": its nodes
@@ -61,6 +64,8 @@
 #define RETHOOK_TASK_BYTES	1024
 /* Tasks per batch when the areas of existing tasks are allocated. */
 #define RETHOOK_FILL_BATCH	64
+/* The longest pending list the unwinder walks in another task. */
+#define RETHOOK_WALK_MAX	8192
 /* task_struct::rethooks.first of a bare task: a tagged pending node. */
 #define RETHOOK_BARE		1UL
 
@@ -75,6 +80,7 @@
 /**
  * struct rethook_task - per-task node area and pending list
  * @self: what task_struct::rethooks.first points to.
+ * @rcu: frees the area after a grace period.
  * @pending: hooked calls of this task that have not returned, newest first.
  * @top: bytes of @area in use.
  * @size: bytes in @area.
@@ -86,6 +92,7 @@
  */
 struct rethook_task {
 	struct llist_node	self;
+	struct rcu_head		rcu;
 	struct llist_head	pending;
 	unsigned int		top;
 	unsigned int		size;
@@ -189,6 +196,15 @@ static struct rethook_task *rethook_task_new(gfp_t gfp)
 	rt->top = 0;
 	rt->size = RETHOOK_TASK_BYTES - sizeof(*rt);
 	return rt;
+}
+
+/*
+ * An area that a task had: the unwinder may still walk it.  Context:
+ * any but NMI.
+ */
+static void rethook_task_free(struct rethook_task *rt)
+{
+	kfree_rcu(rt, rcu);
 }
 
 /* Give @tsk the area @rt unless it has one or is gone; frees @rt if not. */
@@ -679,33 +695,64 @@ NOKPROBE_SYMBOL(rethook_hook);
  * @cur: cursor, NULL on the first call of an unwind; then pass it back
  *	so that the search goes on from the last frame found
  *
+ * Another task's list may change under the walk (the task may run again)
+ * and may be flushed, its area freed, between two calls of one unwind or
+ * during one (the task dies: rethook_flush_task()).  So it is walked as
+ * an RCU reader (areas and pools are freed after a grace period), from
+ * its head at every call, and the search goes on from *@cur only if that
+ * node is still on the list.  A node reused meanwhile can only give a
+ * wrong address for a frame, never a walk of freed memory.
+ *
  * Context: any.
  * Return: the address the trampoline will return to, or 0 if @frame is
- * not hooked (or @tsk runs elsewhere).
+ * not hooked (or @tsk runs elsewhere, or its list went).
  */
 unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 				    unsigned long frame,
 				    struct llist_node **cur)
 {
-	struct rethook_task *rt;
 	struct rethook_node *node;
 	struct llist_node *pos;
+	unsigned long ret = 0;
+	unsigned int n = 0;
 
 	if (WARN_ON_ONCE(!cur))
 		return 0;
-	if (tsk != current && task_is_running(tsk))
+	if (tsk == current) {
+		/* Only this task (and its interrupts, which undo what they do) changes the list. */
+		pos = *cur ? READ_ONCE((*cur)->next) :
+		      rethook_pending_first(tsk, rethook_task_current());
+		for (; pos; pos = READ_ONCE(pos->next)) {
+			node = llist_entry(pos, struct rethook_node, llist);
+			if (node->frame == frame &&
+			    !is_rethook_trampoline(node->ret_addr)) {
+				*cur = pos;
+				return node->ret_addr;
+			}
+		}
 		return 0;
-	rt = rethook_task_of(tsk);
+	}
+	if (task_is_running(tsk))
+		return 0;
 
-	pos = *cur ? READ_ONCE((*cur)->next) : rethook_pending_first(tsk, rt);
-	for (; pos; pos = READ_ONCE(pos->next)) {
+	rcu_read_lock();
+	pos = rethook_pending_first(tsk, rethook_task_of(tsk));
+	if (*cur) {
+		while (pos && pos != *cur && ++n < RETHOOK_WALK_MAX)
+			pos = READ_ONCE(pos->next);
+		pos = pos == *cur ? READ_ONCE(pos->next) : NULL;
+	}
+	for (; pos && ++n < RETHOOK_WALK_MAX; pos = READ_ONCE(pos->next)) {
 		node = llist_entry(pos, struct rethook_node, llist);
-		if (node->frame == frame && !is_rethook_trampoline(node->ret_addr)) {
+		if (READ_ONCE(node->frame) == frame &&
+		    !is_rethook_trampoline(READ_ONCE(node->ret_addr))) {
 			*cur = pos;
-			return node->ret_addr;
+			ret = READ_ONCE(node->ret_addr);
+			break;
 		}
 	}
-	return 0;
+	rcu_read_unlock();
+	return ret;
 }
 NOKPROBE_SYMBOL(rethook_find_ret_addr);
 
@@ -803,7 +850,8 @@ void rethook_flush_task(struct task_struct *tk)
 		if (stopped)
 			rethook_kick(rh);
 	}
-	kfree(rt);
+	if (rt)
+		rethook_task_free(rt);
 }
 
 #if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
@@ -839,5 +887,11 @@ void rethook_kunit_stats(int *live, long *sums)
 {
 	*live = atomic_read(&rethook_nr_live);
 	*sums = atomic_long_read(&rethook_nr_sums);
+}
+
+/* Has rethook_flush_task() let go of @tsk's area and pending calls? */
+bool rethook_kunit_flushed(struct task_struct *tsk)
+{
+	return READ_ONCE(tsk->rethooks.first) == &rethook_task_gone;
 }
 #endif

@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/wait.h>
 
 #define RK_SLEEPERS	64
@@ -372,6 +373,89 @@ static void task_without_area_uses_the_pool(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk_rec_bad), 0);
 }
 
+static struct kretprobe_instance *rk_die_ri;
+static DECLARE_COMPLETION(rk_die_started);
+static DECLARE_COMPLETION(rk_die_go);
+static DECLARE_COMPLETION(rk_die_done);
+
+/* Waits, then exits inside the probed function. */
+static noinline int rk_die_inside(int x)
+{
+	complete(&rk_die_started);
+	wait_for_completion(&rk_die_go);
+	kthread_complete_and_exit(&rk_die_done, x);
+	return x;
+}
+
+static int rk_die_thread(void *data)
+{
+	return rk_die_inside(7);
+}
+
+static int rk_die_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	WRITE_ONCE(rk_die_ri, ri);
+	return 0;
+}
+
+/*
+ * An unwinder of another task (/proc/PID/stack, stack_trace_save_tsk())
+ * may still hold that task when it dies inside a hooked function, and
+ * go on walking its hooked calls after rethook_flush_task() let go of
+ * them, with the cursor of its last frame.  It must find nothing then,
+ * and touch nothing that was freed (KASAN reports it).
+ */
+static void unwinding_a_task_after_it_died(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_die_inside,
+		.handler = rk_exit_handler,
+		.entry_handler = rk_die_entry,
+	};
+	struct llist_node *cur = NULL, *again = NULL;
+	unsigned long frame, ret, end;
+	struct task_struct *t;
+
+	WRITE_ONCE(rk_die_ri, NULL);
+	reinit_completion(&rk_die_started);
+	reinit_completion(&rk_die_go);
+	reinit_completion(&rk_die_done);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	t = kthread_run(rk_die_thread, NULL, "rk_die");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&rk_die_started,
+							  RK_TIMEOUT), 0UL);
+	end = jiffies + RK_TIMEOUT;
+	while (task_is_running(t) && time_before(jiffies, end))
+		msleep(20);
+	KUNIT_ASSERT_NOT_NULL(test, READ_ONCE(rk_die_ri));
+	frame = READ_ONCE(rk_die_ri)->node.frame;
+
+	/* Asleep inside: its hooked frame is found. */
+	ret = rethook_find_ret_addr(t, frame, &cur);
+	KUNIT_EXPECT_NE(test, ret, 0UL);
+	KUNIT_EXPECT_FALSE(test, is_rethook_trampoline(ret));
+
+	/* Dead, reaped and flushed: nothing is found any more. */
+	complete(&rk_die_go);
+	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&rk_die_done,
+							  RK_TIMEOUT), 0UL);
+	end = jiffies + RK_TIMEOUT;
+	while (!rethook_kunit_flushed(t) && time_before(jiffies, end)) {
+		rcu_barrier();
+		msleep(20);
+	}
+	KUNIT_ASSERT_TRUE(test, rethook_kunit_flushed(t));
+	/* Let the RCU-delayed free of the area happen. */
+	rcu_barrier();
+	KUNIT_EXPECT_EQ(test, rethook_find_ret_addr(t, frame, &cur), 0UL);
+	KUNIT_EXPECT_EQ(test, rethook_find_ret_addr(t, frame, &again), 0UL);
+	put_task_struct(t);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
+}
+
 /*
  * The number of live rethooks once those that earlier cases freed have
  * gone (their last grace periods and work items are behind us).
@@ -447,6 +531,7 @@ static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(recursion_hooked_up_to_maxactive_and_counted),
 	KUNIT_CASE(task_exit_with_pending_instance),
 	KUNIT_CASE(task_without_area_uses_the_pool),
+	KUNIT_CASE(unwinding_a_task_after_it_died),
 	KUNIT_CASE_SLOW(freed_rethook_waits_without_polling),
 	{}
 };
