@@ -151,7 +151,11 @@ unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 void *rethook_kunit_take_area(void);
 bool rethook_kunit_give_area(void *area);
 void rethook_kunit_stats(int *live, long *sums);
+long rethook_kunit_areas(void);
+long rethook_kunit_visits(void);
 bool rethook_kunit_flushed(struct task_struct *tsk);
+bool rethook_kunit_release_pending(void);
+void rethook_kunit_release_areas(void);
 #endif
 
 #ifdef CONFIG_RETHOOK

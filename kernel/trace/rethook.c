@@ -4,9 +4,13 @@
  *
  * Storage.  A hooked call needs a node (struct rethook_node plus the
  * owner's data) from its entry until its return.  Every task gets a
- * small area (struct rethook_task) the first time any rethook exists
- * (for the tasks alive then) or when it is created (task_newtask
- * tracepoint), both in a context that may allocate.  A task's hooked
+ * small area (struct rethook_task) when a rethook is allocated and none
+ * exists yet (for the tasks alive then, in one walk of the task list) or
+ * when it is created while rethooks exist (task_newtask tracepoint),
+ * both in a context that may allocate.  Some time after the last
+ * rethook is freed, the areas are taken back and the tracepoint goes
+ * (rethook_tasks_release_fn()): a kernel that no longer hooks returns
+ * pays nothing per task.  A task's hooked
  * calls return in the reverse order they were hooked in: nested
  * interrupts and NMIs on the same CPU finish before the code they
  * interrupted goes on.  So the area is used as a stack: taking a node
@@ -56,6 +60,7 @@
 #include <linux/preempt.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <trace/events/task.h>
@@ -63,7 +68,9 @@
 /* Bytes per task, header included: a kmalloc-1k object. */
 #define RETHOOK_TASK_BYTES	1024
 /* Tasks per batch when the areas of existing tasks are allocated. */
-#define RETHOOK_FILL_BATCH	64
+#define RETHOOK_FILL_SLACK	64
+/* How long the areas stay after the last rethook went. */
+#define RETHOOK_AREAS_LINGER	(10 * HZ)
 /* The longest pending list the unwinder walks in another task. */
 #define RETHOOK_WALK_MAX	8192
 /* task_struct::rethooks.first of a bare task: a tagged pending node. */
@@ -103,15 +110,34 @@ struct rethook_task {
 /* For the KUnit suite: rethooks not yet freed, and sums of a count. */
 static atomic_t rethook_nr_live;
 static atomic_long_t rethook_nr_sums;
+/* Task areas allocated and not yet freed; tasks visited to hand them out. */
+static atomic_long_t rethook_nr_areas, rethook_nr_visits;
+
+static inline void rethook_count_area(long n)
+{
+	atomic_long_add(n, &rethook_nr_areas);
+}
+
+static inline void rethook_count_visit(void)
+{
+	atomic_long_inc(&rethook_nr_visits);
+}
+#else
+static inline void rethook_count_area(long n) { }
+static inline void rethook_count_visit(void) { }
 #endif
 
 /* task_struct::rethooks.first of a task that rethook_flush_task() saw. */
 static struct llist_node rethook_task_gone;
 
+/* Guards the three below and the task_newtask tracepoint. */
 static DEFINE_MUTEX(rethook_tasks_lock);
+/* Areas are handed out: the tracepoint is registered. */
 static bool rethook_tasks_on;
 /* Some task got no area: the next rethook_alloc() hands them out again. */
 static bool rethook_tasks_short;
+/* Rethooks allocated and not yet freed. */
+static unsigned int rethook_nr_users;
 
 static __always_inline bool rethook_is_bare(unsigned long first)
 {
@@ -195,7 +221,15 @@ static struct rethook_task *rethook_task_new(gfp_t gfp)
 	init_llist_head(&rt->pending);
 	rt->top = 0;
 	rt->size = RETHOOK_TASK_BYTES - sizeof(*rt);
+	rethook_count_area(1);
 	return rt;
+}
+
+/* An area that no task ever had. */
+static void rethook_task_discard(struct rethook_task *rt)
+{
+	rethook_count_area(-1);
+	kfree(rt);
 }
 
 /*
@@ -204,16 +238,19 @@ static struct rethook_task *rethook_task_new(gfp_t gfp)
  */
 static void rethook_task_free(struct rethook_task *rt)
 {
+	rethook_count_area(-1);
 	kfree_rcu(rt, rcu);
 }
 
-/* Give @tsk the area @rt unless it has one or is gone; frees @rt if not. */
-static void rethook_task_install(struct task_struct *tsk, struct rethook_task *rt)
+/*
+ * Give @tsk the area @rt unless it has one or is gone.  Return: whether
+ * @tsk took it.  Context: @tsk is safe to touch (a reference or RCU).
+ */
+static bool rethook_task_install(struct task_struct *tsk, struct rethook_task *rt)
 {
 	struct llist_node *none = NULL;
 
-	if (!try_cmpxchg(&tsk->rethooks.first, &none, &rt->self))
-		kfree(rt);
+	return try_cmpxchg(&tsk->rethooks.first, &none, &rt->self);
 }
 
 /* task_newtask tracepoint: the new task has not run yet.  Atomic context. */
@@ -222,10 +259,10 @@ static void rethook_task_newtask(void *data, struct task_struct *tsk,
 {
 	struct rethook_task *rt = rethook_task_new(GFP_NOWAIT | __GFP_NOWARN);
 
-	if (rt)
-		rethook_task_install(tsk, rt);
-	else
+	if (!rt)
 		WRITE_ONCE(rethook_tasks_short, true);
+	else if (!rethook_task_install(tsk, rt))
+		rethook_task_discard(rt);
 }
 
 static bool rethook_task_wants_area(struct task_struct *tsk)
@@ -234,43 +271,37 @@ static bool rethook_task_wants_area(struct task_struct *tsk)
 }
 
 /*
- * Collect up to RETHOOK_FILL_BATCH tasks without an area, with a
- * reference held on each.  Context: process, under rcu_read_lock().
+ * Give @t the next of the @n areas in @spare (*@used of them given so
+ * far) if it has none.  Return: false if it wants one and none is left.
  */
-static int rethook_tasks_collect(struct task_struct **batch)
+static bool rethook_task_offer(struct task_struct *t,
+			       struct rethook_task **spare, unsigned int n,
+			       unsigned int *used)
 {
-	struct task_struct *g, *t;
-	int n = 0, cpu;
-
-	for_each_possible_cpu(cpu) {
-		t = idle_task(cpu);
-		if (t && rethook_task_wants_area(t)) {
-			get_task_struct(t);
-			batch[n++] = t;
-			if (n == RETHOOK_FILL_BATCH)
-				return n;
-		}
-	}
-	for_each_process_thread(g, t) {
-		if (rethook_task_wants_area(t)) {
-			get_task_struct(t);
-			batch[n++] = t;
-			if (n == RETHOOK_FILL_BATCH)
-				return n;
-		}
-	}
-	return n;
+	rethook_count_visit();
+	if (!rethook_task_wants_area(t))
+		return true;
+	if (*used == n)
+		return false;
+	if (rethook_task_install(t, spare[*used]))
+		(*used)++;
+	return true;
 }
 
 /*
  * Give every task an area: new tasks from now on through the tracepoint,
- * existing ones here.  Context: process, may sleep; rethook_tasks_lock.
+ * existing ones here.  The areas are allocated first, one for every task
+ * there is and a few more, then handed out in a single walk of the task
+ * list; a task created meanwhile gets its own from the tracepoint.
+ * Context: process, may sleep; rethook_tasks_lock.
  */
 static void rethook_tasks_fill(void)
 {
-	struct task_struct **batch;
-	bool short_of_memory = false;
-	int n, i;
+	unsigned int want, n, used = 0, i;
+	struct rethook_task **spare;
+	struct task_struct *g, *t;
+	bool enough = true;
+	int cpu;
 
 	lockdep_assert_held(&rethook_tasks_lock);
 
@@ -279,45 +310,108 @@ static void rethook_tasks_fill(void)
 		pr_warn("no task_newtask tracepoint: new tasks get no return stack\n");
 	WRITE_ONCE(rethook_tasks_short, false);
 
-	batch = kmalloc_array(RETHOOK_FILL_BATCH, sizeof(*batch), GFP_KERNEL);
-	if (!batch)
-		return;
-	do {
-		rcu_read_lock();
-		n = rethook_tasks_collect(batch);
-		rcu_read_unlock();
-		for (i = 0; i < n; i++) {
-			struct rethook_task *rt = NULL;
+	want = READ_ONCE(nr_threads) + num_possible_cpus() + RETHOOK_FILL_SLACK;
+	spare = kvmalloc_array(want, sizeof(*spare), GFP_KERNEL);
+	for (n = 0; spare && n < want; n++) {
+		spare[n] = rethook_task_new(GFP_KERNEL);
+		if (!spare[n])
+			break;
+	}
 
-			if (!short_of_memory)
-				rt = rethook_task_new(GFP_KERNEL);
-			if (rt)
-				rethook_task_install(batch[i], rt);
-			else
-				short_of_memory = true;
-			put_task_struct(batch[i]);
-		}
-	} while (n == RETHOOK_FILL_BATCH && !short_of_memory);
-	kfree(batch);
-	if (short_of_memory) {
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		t = idle_task(cpu);
+		if (t)
+			enough &= rethook_task_offer(t, spare, n, &used);
+	}
+	for_each_process_thread(g, t)
+		enough &= rethook_task_offer(t, spare, n, &used);
+	rcu_read_unlock();
+
+	for (i = used; i < n; i++)
+		rethook_task_discard(spare[i]);
+	kvfree(spare);
+	if (!enough) {
 		WRITE_ONCE(rethook_tasks_short, true);
 		pr_warn("out of memory: some tasks hook returns from the pools only\n");
 	}
 }
 
-/*
- * Hand out the areas, the first time or again for tasks that got none.
- * Context: process, may sleep.
- */
-static void rethook_tasks_enable(void)
+/* Take @t's area back.  Context: rethook_tasks_release_fn(). */
+static void rethook_task_take_back(struct task_struct *t)
 {
-	if (READ_ONCE(rethook_tasks_on) && !READ_ONCE(rethook_tasks_short))
+	struct llist_node *first = READ_ONCE(t->rethooks.first);
+	struct rethook_task *rt;
+
+	if (rethook_is_bare((unsigned long)first) || first == &rethook_task_gone)
 		return;
+	rt = container_of(first, struct rethook_task, self);
+	/* No rethook exists, so no hooked call can be pending. */
+	if (WARN_ON_ONCE(READ_ONCE(rt->pending.first)))
+		return;
+	/* Unless the task is being flushed right now, which frees it. */
+	if (try_cmpxchg(&t->rethooks.first, &first, NULL))
+		rethook_task_free(rt);
+}
+
+/*
+ * The last rethook went a while ago: stop giving new tasks an area, and
+ * take back those of the tasks there are.  A rethook allocated
+ * meanwhile keeps them.  Context: workqueue.
+ */
+static void rethook_tasks_release_fn(struct work_struct *work)
+{
+	struct task_struct *g, *t;
+	int cpu;
+
 	mutex_lock(&rethook_tasks_lock);
-	if (!rethook_tasks_on || rethook_tasks_short) {
+	if (rethook_nr_users || !rethook_tasks_on)
+		goto out;
+	unregister_trace_task_newtask(rethook_task_newtask, NULL);
+	/* No tracepoint call may hand out an area after the walk. */
+	tracepoint_synchronize_unregister();
+	WRITE_ONCE(rethook_tasks_on, false);
+	WRITE_ONCE(rethook_tasks_short, false);
+
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		t = idle_task(cpu);
+		if (t)
+			rethook_task_take_back(t);
+	}
+	for_each_process_thread(g, t)
+		rethook_task_take_back(t);
+	rcu_read_unlock();
+out:
+	mutex_unlock(&rethook_tasks_lock);
+}
+
+static DECLARE_DELAYED_WORK(rethook_tasks_release, rethook_tasks_release_fn);
+
+/*
+ * A rethook is being allocated: hand out the areas, the first time or
+ * again for tasks that got none.  Context: process, may sleep.
+ */
+static void rethook_tasks_get(void)
+{
+	mutex_lock(&rethook_tasks_lock);
+	rethook_nr_users++;
+	/* A release that already runs waits for the lock, then sees us. */
+	cancel_delayed_work(&rethook_tasks_release);
+	if (!rethook_tasks_on || READ_ONCE(rethook_tasks_short)) {
 		rethook_tasks_fill();
 		WRITE_ONCE(rethook_tasks_on, true);
 	}
+	mutex_unlock(&rethook_tasks_lock);
+}
+
+/* A rethook was freed.  Context: process, may sleep. */
+static void rethook_tasks_put(void)
+{
+	mutex_lock(&rethook_tasks_lock);
+	if (!--rethook_nr_users)
+		schedule_delayed_work(&rethook_tasks_release,
+				      RETHOOK_AREAS_LINGER);
 	mutex_unlock(&rethook_tasks_lock);
 }
 
@@ -466,6 +560,7 @@ static void rethook_reap_rcu(struct work_struct *work)
 #if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
 	atomic_dec(&rethook_nr_live);
 #endif
+	rethook_tasks_put();
 }
 
 static void rethook_reap_work(struct work_struct *work)
@@ -496,8 +591,9 @@ static void rethook_kick_fn(struct irq_work *work)
  *	pool, used when a task's own area is full (deep nesting, large @size).
  *	The number of tasks with calls in flight is not limited.
  *
- * The first call also gives every task a small return area (and every
- * task created afterwards), so it may take a while.
+ * While no rethook exists, tasks have no return area: a call then gives
+ * one to every task (and to every task created while rethooks exist),
+ * so it may take a while.
  *
  * Context: process, may sleep.
  * Return: the rethook, or an ERR_PTR(): -EINVAL for bad arguments,
@@ -510,8 +606,6 @@ struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
 
 	if (!handler || num <= 0 || size < (int)sizeof(struct rethook_node))
 		return ERR_PTR(-EINVAL);
-
-	rethook_tasks_enable();
 
 	rh = kzalloc(sizeof(*rh), GFP_KERNEL);
 	if (!rh)
@@ -528,6 +622,7 @@ struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
 		kfree(rh);
 		return ERR_PTR(-ENOMEM);
 	}
+	rethook_tasks_get();
 	INIT_RCU_WORK(&rh->reap_rcu, rethook_reap_rcu);
 	INIT_WORK(&rh->reap, rethook_reap_work);
 	init_irq_work(&rh->kick, rethook_kick_fn);
@@ -874,11 +969,11 @@ bool rethook_kunit_give_area(void *area)
 {
 	struct rethook_task *rt = area;
 
-	if (READ_ONCE(current->rethooks.first)) {
-		kfree(rt);
+	if (READ_ONCE(current->rethooks.first) ||
+	    !rethook_task_install(current, rt)) {
+		rethook_task_discard(rt);
 		return false;
 	}
-	rethook_task_install(current, rt);
 	return true;
 }
 
@@ -889,9 +984,34 @@ void rethook_kunit_stats(int *live, long *sums)
 	*sums = atomic_long_read(&rethook_nr_sums);
 }
 
+/* Task areas allocated and not freed yet (freeing may lag a grace period). */
+long rethook_kunit_areas(void)
+{
+	return atomic_long_read(&rethook_nr_areas);
+}
+
+/* Tasks visited so far to hand areas out. */
+long rethook_kunit_visits(void)
+{
+	return atomic_long_read(&rethook_nr_visits);
+}
+
 /* Has rethook_flush_task() let go of @tsk's area and pending calls? */
 bool rethook_kunit_flushed(struct task_struct *tsk)
 {
 	return READ_ONCE(tsk->rethooks.first) == &rethook_task_gone;
+}
+
+/* Is the release of the areas waiting for its delay? */
+bool rethook_kunit_release_pending(void)
+{
+	return delayed_work_pending(&rethook_tasks_release);
+}
+
+/* Run the release of the areas now, rather than after the delay. */
+void rethook_kunit_release_areas(void)
+{
+	mod_delayed_work(system_wq, &rethook_tasks_release, 0);
+	flush_delayed_work(&rethook_tasks_release);
 }
 #endif

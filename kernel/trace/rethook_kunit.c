@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/wait.h>
 
@@ -456,6 +457,63 @@ static void unwinding_a_task_after_it_died(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 0);
 }
 
+static atomic_t rk_area_calls;
+static int rk_live_settled(void);
+
+static int rk_area_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&rk_area_calls);
+	return 0;
+}
+
+/*
+ * While no rethook exists, no task has a return area.  The first
+ * rethook hands one to every task in one walk of the task list, and
+ * some time after the last one goes, they are all given back.
+ */
+static void areas_come_with_the_first_rethook_and_go_after_the_last(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_bare_target,
+		.handler = rk_area_handler,
+	};
+	struct rk_sleeper_arg *args;
+	struct rk_sleepers *s;
+	long visits, tasks;
+
+	if (rk_live_settled())
+		kunit_skip(test, "another rethook is alive: the areas must stay");
+	rethook_kunit_release_areas();
+	KUNIT_EXPECT_EQ(test, rethook_kunit_areas(), 0L);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(current->rethooks.first));
+
+	/* More tasks, so that a walk per batch of tasks would show. */
+	args = kunit_kcalloc(test, RK_SLEEPERS, sizeof(*args), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, args);
+	s = rk_sleepers_start(test, RK_SLEEPERS, args);
+	tasks = READ_ONCE(nr_threads) + num_possible_cpus();
+	visits = rethook_kunit_visits();
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	visits = rethook_kunit_visits() - visits;
+	kunit_info(test, "%ld tasks, %ld visited, %ld areas\n", tasks, visits,
+		   rethook_kunit_areas());
+	KUNIT_EXPECT_LE(test, visits, tasks + 8);
+	KUNIT_EXPECT_GE(test, rethook_kunit_areas(), tasks - 8);
+	KUNIT_EXPECT_NOT_NULL(test, READ_ONCE(current->rethooks.first));
+	atomic_set(&rk_area_calls, 0);
+	KUNIT_EXPECT_EQ(test, rk_bare_target(2), 11);
+	KUNIT_EXPECT_EQ(test, atomic_read(&rk_area_calls), 1);
+	rk_sleepers_finish(test, s, RK_SLEEPERS);
+	unregister_kretprobe(&rp);
+
+	KUNIT_ASSERT_EQ(test, rk_live_settled(), 0);
+	/* The last rethook went: the release is on its way. */
+	KUNIT_EXPECT_TRUE(test, rethook_kunit_release_pending());
+	rethook_kunit_release_areas();
+	KUNIT_EXPECT_EQ(test, rethook_kunit_areas(), 0L);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(current->rethooks.first));
+}
+
 /*
  * The number of live rethooks once those that earlier cases freed have
  * gone (their last grace periods and work items are behind us).
@@ -532,6 +590,7 @@ static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(task_exit_with_pending_instance),
 	KUNIT_CASE(task_without_area_uses_the_pool),
 	KUNIT_CASE(unwinding_a_task_after_it_died),
+	KUNIT_CASE_SLOW(areas_come_with_the_first_rethook_and_go_after_the_last),
 	KUNIT_CASE_SLOW(freed_rethook_waits_without_polling),
 	{}
 };
