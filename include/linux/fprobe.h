@@ -60,8 +60,12 @@ typedef void (*fprobe_exit_cb)(struct fprobe *fp, unsigned long entry_ip,
  * @ops: the ftrace_ops that brings us to the entries (internal; its
  *	@private member says the fprobe is registered).
  * @nmissed: calls whose handlers were skipped: the ftrace (or, with
- *	%FPROBE_FL_KPROBE_SHARED, kprobe) recursion guard was taken, or no
- *	exit could be hooked.
+ *	%FPROBE_FL_KPROBE_SHARED, kprobe) recursion guard was taken at the
+ *	entry or at the exit, or no exit could be hooked.
+ * @nmissed_entry: the part of @nmissed whose entry handler did not run
+ *	(a recursion guard was taken).  Those whose exit could not be
+ *	hooked are counted by @rethook, by reason (rethook_nmissed()); the
+ *	rest of @nmissed are exit handlers skipped by a recursion guard.
  * @flags: %FPROBE_FL_* bits.
  * @rethook: the exit hook, when @exit_handler is set (internal).
  * @entry_data_size: bytes of per-call storage handed to both handlers.
@@ -85,6 +89,7 @@ struct fprobe {
 	struct ftrace_ops	ops;
 #endif
 	unsigned long		nmissed;
+	unsigned long		nmissed_entry;
 	unsigned int		flags;
 	struct rethook		*rethook;
 	size_t			entry_data_size;

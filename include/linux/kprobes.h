@@ -221,10 +221,17 @@ DECLARE_PER_CPU(struct kprobe *, current_kprobe);
 DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
 
 /*
- * Hits that ran no handler and cannot be charged to a probe, because
- * finding the probe is what they prevented: the core counts them per
- * CPU (kprobe_missed_anon()).
+ * Why a hit ran no handler.  A kprobe's own @nmissed counts nested hits
+ * only: it was hit while this CPU ran a probe (its handlers, its stepped
+ * copy, or the core's own hit path).  A kretprobe's @nmissed counts the
+ * calls whose return could not be hooked, for one of rethook's reasons
+ * (enum rethook_miss).  The two below cannot be charged to a probe,
+ * because finding the probe is what they prevented; the core counts them
+ * per CPU (kprobe_missed_anon()).  debugfs kprobes/missed shows all of
+ * them.
  */
+#define KPROBE_MISS_CAUSES	1	/* for code built against several kernels */
+
 enum kprobe_anon_miss {
 	KPROBE_MISS_NO_RCU,	/* an ftrace hit where RCU was not watching */
 	KPROBE_MISS_RECURSION,	/* a hit from the core's own miss path */

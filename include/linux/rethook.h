@@ -52,18 +52,39 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
  *	flight per task.
  * @pool: fallback nodes, @node_size bytes apart.
  * @pool_busy: bitmap of the @pool nodes in use.
- * @inflight: per-CPU count of nodes taken and not yet released; only the
- *	sum over all CPUs means anything.
+ * @pcpu: per-CPU counts: nodes taken and not yet released (only the sum
+ *	over all CPUs means anything), and calls rethook_try_get() could
+ *	not hook, by reason (rethook_nmissed()).
  * @reap_state: where freeing stands (internal bits).
  * @reap_rcu: waits for a grace period after rethook_free(), and for one
- *	more once @inflight was seen at zero.
- * @reap: sums @inflight again, kicked by @kick.
+ *	more once the nodes in flight were seen at zero.
+ * @reap: sums the nodes in flight again, kicked by @kick.
  * @kick: queued by the release of a node of a stopped rethook.
  *
  * Allocated by rethook_alloc() and freed by the rethook itself once the
  * owner called rethook_free() and the last hooked call has returned (or
  * its task has gone).  Don't embed it in another structure.
  */
+/**
+ * enum rethook_miss - why rethook_try_get() gave no node
+ * @RETHOOK_MISS_NO_SLOT: the task has @num calls of this rethook in
+ *	flight already, or its area and the rethook's pool are both full.
+ * @RETHOOK_MISS_STOPPED: the rethook was stopped (its owner is going).
+ * @RETHOOK_MISS_NO_RCU: RCU was not watching the CPU.
+ * @RETHOOK_MISS_NR: the number of reasons.
+ */
+enum rethook_miss {
+	RETHOOK_MISS_NO_SLOT,
+	RETHOOK_MISS_STOPPED,
+	RETHOOK_MISS_NO_RCU,
+	RETHOOK_MISS_NR,
+};
+
+struct rethook_pcpu {
+	long			inflight;
+	unsigned long		missed[RETHOOK_MISS_NR];
+};
+
 struct rethook {
 	void			*data;
 	rethook_handler_t	handler;
@@ -71,7 +92,7 @@ struct rethook {
 	unsigned int		pool_size;
 	void			*pool;
 	unsigned long		*pool_busy;
-	long __percpu		*inflight;
+	struct rethook_pcpu __percpu *pcpu;
 	unsigned long		reap_state;
 	struct rcu_work		reap_rcu;
 	struct work_struct	reap;
@@ -107,6 +128,7 @@ void rethook_free(struct rethook *rh);
 struct rethook_node *rethook_try_get(struct rethook *rh);
 void rethook_recycle(struct rethook_node *node);
 void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount);
+unsigned long rethook_nmissed(struct rethook *rh, enum rethook_miss why);
 unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 				    unsigned long frame,
 				    struct llist_node **cur);

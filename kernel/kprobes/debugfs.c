@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * debugfs: kprobes/list, kprobes/enabled and kprobes/blacklist.
+ * debugfs: kprobes/list, kprobes/missed, kprobes/enabled and
+ * kprobes/blacklist.
  *
  * kprobes/list prints one line per registered probe:
  *   "<addr>  <k|r|j>  <sym>+<off>  <module> [GONE][DISABLED][OPTIMIZED][FTRACE]"
  * the layout tools and ftracetest parse (k: kprobe, r: kretprobe,
  * j: jprobe).  GONE and DISABLED describe the probe, OPTIMIZED and
  * FTRACE the site it sits on.
+ *
+ * kprobes/missed prints the same probes, in the same order, with their
+ * misses by cause (Documentation/trace/kprobes.rst):
+ *   "<addr>  <k|r|j>  <sym>+<off>  <module> nmissed=N nested=N no_slot=N stopped=N no_rcu=N"
+ * where nmissed is what kprobe_profile shows (the kprobe's and, for a
+ * kretprobe, its return side's together), and one last line for the
+ * misses no probe could be charged with:
+ *   "(none)  no_rcu=N recursion=N"
  */
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
@@ -20,12 +29,11 @@ static const char *probe_type(struct kprobe *u)
 	return kprobe_is_jprobe(u) ? "j" : "k";
 }
 
-static void list_one(struct seq_file *m, struct kprobe_site *s,
-		     struct kprobe *u, const char *sym, unsigned long off,
-		     const char *modname)
+/* What both files print first about a probe. */
+static void probe_name(struct seq_file *m, struct kprobe *u, const char *sym,
+		       unsigned long off, const char *modname)
 {
 	void *addr = kallsyms_show_value(m->file->f_cred) ? u->addr : NULL;
-	struct kprobe *kp = site_kp(s);
 
 	if (sym)
 		seq_printf(m, "%px  %s  %s+0x%lx  %s ", addr,
@@ -33,11 +41,45 @@ static void list_one(struct seq_file *m, struct kprobe_site *s,
 			   modname ? modname : " ");
 	else
 		seq_printf(m, "%px  %s  %pS ", addr, probe_type(u), u->addr);
+}
+
+static void list_one(struct seq_file *m, struct kprobe_site *s,
+		     struct kprobe *u, const char *sym, unsigned long off,
+		     const char *modname)
+{
+	struct kprobe *kp = site_kp(s);
+
+	probe_name(m, u, sym, off, modname);
 	seq_printf(m, "%s%s%s%s\n",
 		   kprobe_gone(u) ? "[GONE]" : "",
 		   kprobe_disabled(u) && !kprobe_gone(u) ? "[DISABLED]" : "",
 		   kprobe_optimized(kp) ? "[OPTIMIZED]" : "",
 		   kprobe_ftrace(kp) ? "[FTRACE]" : "");
+}
+
+/*
+ * A kprobe misses only when nested (kprobes_inc_nmissed_count()); a
+ * kretprobe adds the calls whose return its rethook could not hook.
+ */
+static void missed_one(struct seq_file *m, struct kprobe_site *s,
+		       struct kprobe *u, const char *sym, unsigned long off,
+		       const char *modname)
+{
+	unsigned long nested = READ_ONCE(u->nmissed), ret[RETHOOK_MISS_NR] = {};
+	unsigned long total = nested;
+	struct kretprobe *rp;
+	int i;
+
+	if (kprobe_is_kretprobe(u)) {
+		rp = container_of(u, struct kretprobe, kp);
+		total += (unsigned int)READ_ONCE(rp->nmissed);
+		for (i = 0; rp->rh && i < RETHOOK_MISS_NR; i++)
+			ret[i] = rethook_nmissed(rp->rh, i);
+	}
+	probe_name(m, u, sym, off, modname);
+	seq_printf(m, "nmissed=%lu nested=%lu no_slot=%lu stopped=%lu no_rcu=%lu\n",
+		   total, nested, ret[RETHOOK_MISS_NO_SLOT],
+		   ret[RETHOOK_MISS_STOPPED], ret[RETHOOK_MISS_NO_RCU]);
 }
 
 /*
@@ -69,17 +111,24 @@ static void list_stop(struct seq_file *m, void *v)
 	mutex_unlock(&kprobe_mutex);
 }
 
-static int list_show(struct seq_file *m, void *v)
+static void site_show(struct seq_file *m, struct kprobe_site *s,
+		      void (*one)(struct seq_file *m, struct kprobe_site *s,
+				  struct kprobe *u, const char *sym,
+				  unsigned long off, const char *modname))
 {
 	char name[KSYM_NAME_LEN], *modname;
-	struct kprobe_site *s = v;
 	unsigned long off;
 	const char *sym;
 	struct kprobe *u;
 
 	sym = kallsyms_lookup(site_addr(s), NULL, &off, &modname, name);
 	list_for_each_entry(u, &s->users, list)
-		list_one(m, s, u, sym, off, modname);
+		one(m, s, u, sym, off, modname);
+}
+
+static int list_show(struct seq_file *m, void *v)
+{
+	site_show(m, v, list_one);
 	return 0;
 }
 
@@ -90,6 +139,60 @@ static const struct seq_operations kprobes_list_sops = {
 	.show = list_show,
 };
 DEFINE_SEQ_ATTRIBUTE(kprobes_list);
+
+/*
+ * kprobes/missed: the sites, then one line more for the misses of no
+ * probe, at position UINT_MAX (a table never has that many slots).
+ */
+static char missed_anon_line;
+#define MISSED_ANON	((void *)&missed_anon_line)
+
+static void *missed_from(loff_t *pos, loff_t at)
+{
+	void *v;
+
+	if (at > UINT_MAX) {
+		*pos = at;
+		return NULL;
+	}
+	if (at < UINT_MAX) {
+		v = list_from(pos, at);
+		if (v)
+			return v;
+	}
+	*pos = UINT_MAX;
+	return MISSED_ANON;
+}
+
+static void *missed_start(struct seq_file *m, loff_t *pos)
+{
+	mutex_lock(&kprobe_mutex);
+	return missed_from(pos, *pos);
+}
+
+static void *missed_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	return missed_from(pos, *pos + 1);
+}
+
+static int missed_show(struct seq_file *m, void *v)
+{
+	if (v == MISSED_ANON)
+		seq_printf(m, "(none)  no_rcu=%lu recursion=%lu\n",
+			   kprobe_missed_anon(KPROBE_MISS_NO_RCU),
+			   kprobe_missed_anon(KPROBE_MISS_RECURSION));
+	else
+		site_show(m, v, missed_one);
+	return 0;
+}
+
+static const struct seq_operations kprobes_missed_sops = {
+	.start = missed_start,
+	.next = missed_next,
+	.stop = list_stop,
+	.show = missed_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kprobes_missed);
 
 static const struct seq_operations kprobes_blacklist_sops = {
 	.start = kprobe_blacklist_seq_start,
@@ -131,6 +234,7 @@ static int __init kprobes_debugfs_init(void)
 	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
 
 	debugfs_create_file("list", 0400, dir, NULL, &kprobes_list_fops);
+	debugfs_create_file("missed", 0400, dir, NULL, &kprobes_missed_fops);
 	debugfs_create_file("enabled", 0600, dir, NULL, &kprobes_enabled_fops);
 	debugfs_create_file("blacklist", 0400, dir, NULL,
 			    &kprobes_blacklist_fops);

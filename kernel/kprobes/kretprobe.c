@@ -26,7 +26,8 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 
 	node = rethook_try_get(rp->rh);
 	if (!node) {
-		rp->nmissed++;
+		/* Why: rethook_nmissed() of rp->rh. */
+		kprobe_count_miss(&rp->nmissed);
 		return 0;
 	}
 	ri = container_of(node, struct kretprobe_instance, node);

@@ -91,12 +91,17 @@ struct fprobe_call {
 /* A miss: count it.  Any context, so no plain increment. */
 static void fprobe_count_miss(struct fprobe *fp)
 {
-	unsigned long seen = READ_ONCE(fp->nmissed);
-
-	while (!try_cmpxchg(&fp->nmissed, &seen, seen + 1))
-		;
+	kprobe_count_miss(&fp->nmissed);
 }
 NOKPROBE_SYMBOL(fprobe_count_miss);
+
+/* A miss of the entry handler itself (the recursion guards). */
+static void fprobe_count_entry_miss(struct fprobe *fp)
+{
+	kprobe_count_miss(&fp->nmissed_entry);
+	kprobe_count_miss(&fp->nmissed);
+}
+NOKPROBE_SYMBOL(fprobe_count_entry_miss);
 
 static size_t fprobe_spare_stride(struct fprobe *fp)
 {
@@ -115,10 +120,10 @@ static noinline void fprobe_entry_unhooked(struct fprobe *fp, unsigned long ip,
 {
 	void *data = NULL;
 
+	fprobe_count_miss(fp);
 	/* A stopped rethook means unregister_fprobe() is under way. */
 	if (!READ_ONCE(fp->rethook->handler))
 		return;
-	fprobe_count_miss(fp);
 	if (!fp->entry_handler)
 		return;
 	if (fp->entry_data_size) {
@@ -227,7 +232,7 @@ static void fprobe_ftrace_entry(unsigned long ip, unsigned long parent_ip,
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0)) {
-		fprobe_count_miss(fp);
+		fprobe_count_entry_miss(fp);
 		return;
 	}
 	fprobe_entry(fp, ip, parent_ip, fregs, bit);
@@ -250,11 +255,11 @@ static void fprobe_ftrace_entry_kshared(unsigned long ip, unsigned long parent_i
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0)) {
-		fprobe_count_miss(fp);
+		fprobe_count_entry_miss(fp);
 		return;
 	}
 	if (unlikely(kprobe_running())) {
-		fprobe_count_miss(fp);
+		fprobe_count_entry_miss(fp);
 	} else {
 		kprobe_busy_begin();
 		fprobe_entry(fp, ip, parent_ip, fregs, bit);
@@ -382,6 +387,7 @@ static int fprobe_prepare(struct fprobe *fp)
 		return -EBUSY;
 
 	fp->nmissed = 0;
+	fp->nmissed_entry = 0;
 	fp->rethook = NULL;
 	fp->entry_spare = NULL;
 	fp->ops.func = fprobe_shared_with_kprobes(fp) ?

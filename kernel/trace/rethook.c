@@ -496,7 +496,7 @@ static __always_inline void rethook_node_release(struct rethook_task *rt,
 		clear_bit_unlock(where >> RETHOOK_WHERE_SHIFT, rh->pool_busy);
 	else
 		WRITE_ONCE(rt->top, where >> RETHOOK_WHERE_SHIFT);
-	this_cpu_dec(*rh->inflight);
+	this_cpu_dec(rh->pcpu->inflight);
 }
 
 /*
@@ -516,7 +516,7 @@ static long rethook_inflight(struct rethook *rh)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(*per_cpu_ptr(rh->inflight, cpu));
+		sum += READ_ONCE(per_cpu_ptr(rh->pcpu, cpu)->inflight);
 	return sum;
 }
 
@@ -555,7 +555,7 @@ static void rethook_reap_rcu(struct work_struct *work)
 	cancel_work_sync(&rh->reap);
 	kvfree(rh->pool);
 	bitmap_free(rh->pool_busy);
-	free_percpu(rh->inflight);
+	free_percpu(rh->pcpu);
 	kfree(rh);
 #if IS_ENABLED(CONFIG_RETHOOK_KUNIT_TEST)
 	atomic_dec(&rethook_nr_live);
@@ -614,11 +614,11 @@ struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
 	rh->pool_size = num;
 	rh->pool = kvcalloc(num, rh->node_size, GFP_KERNEL);
 	rh->pool_busy = bitmap_zalloc(num, GFP_KERNEL);
-	rh->inflight = alloc_percpu(long);
-	if (!rh->pool || !rh->pool_busy || !rh->inflight) {
+	rh->pcpu = alloc_percpu(struct rethook_pcpu);
+	if (!rh->pool || !rh->pool_busy || !rh->pcpu) {
 		kvfree(rh->pool);
 		bitmap_free(rh->pool_busy);
-		free_percpu(rh->inflight);
+		free_percpu(rh->pcpu);
 		kfree(rh);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -679,36 +679,65 @@ void rethook_free(struct rethook *rh)
  * Context: any (including NMI), on the hooked function's entry.
  * Return: a node, or NULL if @rh is stopped, RCU is not watching, the
  * task has @num calls of @rh in flight already, or no storage is left
- * (count it as a miss).
+ * (the caller counts it as a miss; @rh counts it by reason, see
+ * rethook_nmissed()).
  */
 struct rethook_node *rethook_try_get(struct rethook *rh)
 {
 	struct rethook_task *rt = rethook_task_current();
 	struct rethook_node *node = NULL;
+	enum rethook_miss why;
 
 	preempt_disable_notrace();
 	/* rethook_free() relies on RCU: this must be a read-side section. */
 	if (unlikely(!rethook_rcu_watching())) {
-		preempt_enable_notrace();
-		return NULL;
+		why = RETHOOK_MISS_NO_RCU;
+		goto miss;
 	}
-	this_cpu_inc(*rh->inflight);
-	if (likely(READ_ONCE(rh->handler)) &&
-	    !rethook_nest_full(rethook_pending_first(current, rt), rh)) {
+	this_cpu_inc(rh->pcpu->inflight);
+	if (unlikely(!READ_ONCE(rh->handler))) {
+		why = RETHOOK_MISS_STOPPED;
+	} else if (!rethook_nest_full(rethook_pending_first(current, rt), rh)) {
 		/* A bare task takes from the pool only. */
 		if (likely(rt))
 			node = rethook_area_take(rt, rh->node_size);
 		if (unlikely(!node))
 			node = rethook_pool_take(rh);
+		why = RETHOOK_MISS_NO_SLOT;
+	} else {
+		why = RETHOOK_MISS_NO_SLOT;
 	}
-	if (likely(node))
+	if (likely(node)) {
 		node->rethook = rh;
-	else
-		this_cpu_dec(*rh->inflight);
+		preempt_enable_notrace();
+		return node;
+	}
+	this_cpu_dec(rh->pcpu->inflight);
+miss:
+	this_cpu_inc(rh->pcpu->missed[why]);
 	preempt_enable_notrace();
-	return node;
+	return NULL;
 }
 NOKPROBE_SYMBOL(rethook_try_get);
+
+/**
+ * rethook_nmissed() - calls that rethook_try_get() could not hook
+ * @rh: the rethook, not yet freed
+ * @why: for which reason
+ *
+ * Return: how many, since rethook_alloc().
+ * Context: any.
+ */
+unsigned long rethook_nmissed(struct rethook *rh, enum rethook_miss why)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(rh->pcpu, cpu)->missed[why]);
+	return sum;
+}
+EXPORT_SYMBOL_GPL(rethook_nmissed);
 
 /**
  * rethook_recycle() - give back a node that was not hooked

@@ -570,6 +570,52 @@ static void recursion_counts_nmissed_on_every_probe(struct kunit *test)
 	unregister_kprobe(&b);
 }
 
+#ifdef CONFIG_KRETPROBES
+static int (*kpk_nest_fn)(int depth);
+
+static noinline int kpk_nest(int depth)
+{
+	return depth > 0 ? READ_ONCE(kpk_nest_fn)(depth - 1) + 1 : 0;
+}
+
+static int kpk_nest_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_hits);
+	return 0;
+}
+
+/*
+ * A kretprobe's misses say why: nested hits are the kprobe's, returns
+ * that could not be hooked are its rethook's, by reason.  Four nested
+ * calls with maxactive 2: two hooked, two that find no slot.
+ */
+static void kretprobe_misses_say_why(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpk_nest,
+		.handler = kpk_nest_ret,
+		.maxactive = 2,
+	};
+
+	WRITE_ONCE(kpk_nest_fn, kpk_nest);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	kpk_reset();
+	KUNIT_EXPECT_EQ(test, kpk_nest(3), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 2);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 2);
+	KUNIT_EXPECT_EQ(test, rp.kp.nmissed, 0UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_SLOT), 2UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_STOPPED), 0UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_RCU), 0UL);
+	unregister_kretprobe(&rp);
+}
+#else
+static void kretprobe_misses_say_why(struct kunit *test)
+{
+	kunit_skip(test, "no kretprobes");
+}
+#endif
+
 static int kpk_hammer(void *arg)
 {
 	while (!kthread_should_stop()) {
@@ -789,6 +835,7 @@ static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
 	kprobe_kunit_unpark_now();
 	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks((unsigned long)a.kp.addr), 0);
 }
+
 /*
  * ftrace fails to drop hooks (an update allocates a new filter): they
  * stay hooked and counted, the filter keeps nothing the core does not
@@ -927,7 +974,6 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 	KUNIT_EXPECT_GT(test, atomic_read(&kpk_rcu_check_hits), 0);
 	KUNIT_EXPECT_EQ(test, kprobe_missed_anon(KPROBE_MISS_RECURSION), recursion);
 }
-
 #else
 static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
 {
@@ -1119,6 +1165,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(probes_on_rcu_checks_do_not_recurse),
 	KUNIT_CASE(outer_levels_survive_a_nested_level_midway),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
+	KUNIT_CASE(kretprobe_misses_say_why),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
 	KUNIT_CASE(batch_register_and_unregister),
