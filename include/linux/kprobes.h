@@ -216,6 +216,27 @@ struct kprobe_blacklist_entry {
 	struct rcu_head rcu;
 };
 
+#ifdef CONFIG_KPROBES_RACE_WINDOW
+void kprobes_set_race_window(unsigned int us);
+void kprobe_race_wait(void);
+DECLARE_STATIC_KEY_FALSE(kprobe_race_key);
+#define kprobe_race_window_open()	static_branch_unlikely(&kprobe_race_key)
+#else
+#define kprobe_race_window_open()	false
+static inline void kprobe_race_wait(void) { }
+#endif
+
+/*
+ * Between choosing a handler and calling it: with the race-hunting delay
+ * on, wait there (so that unregistrations on other CPUs land inside
+ * hits); a no-op jump otherwise.
+ */
+static __always_inline void kprobe_race_window(void)
+{
+	if (kprobe_race_window_open())
+		kprobe_race_wait();
+}
+
 #ifdef CONFIG_KPROBES
 DECLARE_PER_CPU(struct kprobe *, current_kprobe);
 DECLARE_PER_CPU(struct kprobe_ctlblk, kprobe_ctlblk);
@@ -437,13 +458,6 @@ static inline bool kprobe_on_ftrace_site(unsigned long addr)
 
 struct kprobe *get_kprobe(void *addr);
 int kprobe_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
-#ifdef CONFIG_KPROBES_RACE_WINDOW
-void kprobes_set_race_window(unsigned int us);
-DECLARE_STATIC_KEY_FALSE(kprobe_race_key);
-#define kprobe_race_window_open()	static_branch_unlikely(&kprobe_race_key)
-#else
-#define kprobe_race_window_open()	false
-#endif
 
 /**
  * kprobe_run_pre_handlers() - run the pre_handlers at a hit probe site

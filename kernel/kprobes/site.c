@@ -37,8 +37,15 @@ void kprobes_set_race_window(unsigned int us)
 }
 EXPORT_SYMBOL_GPL(kprobes_set_race_window);
 
-/* Context: a hit path, preemption disabled. */
-static noinline void kprobe_race_wait(void)
+/**
+ * kprobe_race_wait() - wait the race-hunting delay, if one is set
+ *
+ * Called through kprobe_race_window() between choosing a handler and
+ * calling it: by the core for pre and post handlers, by rethook for
+ * return handlers.
+ * Context: a hit path, preemption disabled.
+ */
+noinline void kprobe_race_wait(void)
 {
 	unsigned int us = READ_ONCE(kprobe_race_us);
 
@@ -46,15 +53,6 @@ static noinline void kprobe_race_wait(void)
 		udelay(us);
 }
 NOKPROBE_SYMBOL(kprobe_race_wait);
-
-/* Between choosing a user and calling it; a no-op jump unless set. */
-static __always_inline void kprobe_race_window(void)
-{
-	if (kprobe_race_window_open())
-		kprobe_race_wait();
-}
-#else
-static __always_inline void kprobe_race_window(void) { }
 #endif
 
 /*
@@ -107,8 +105,10 @@ static void kprobe_site_post_handler(struct kprobe *p, struct pt_regs *regs,
 	struct kprobe *u;
 
 	list_for_each_entry_rcu(u, &s->users, list, kprobe_hit_reader()) {
-		if (u->post_handler && !kprobe_disabled(u))
+		if (u->post_handler && !kprobe_disabled(u)) {
+			kprobe_race_window();
 			u->post_handler(u, regs, flags);
+		}
 	}
 }
 NOKPROBE_SYMBOL(kprobe_site_post_handler);

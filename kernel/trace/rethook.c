@@ -923,8 +923,10 @@ __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 		rh = node->rethook;
 		handler = READ_ONCE(rh->handler);
 		/* Nodes above @frame's belong to calls that did not return. */
-		if (handler && node->frame == frame)
+		if (handler && node->frame == frame) {
+			kprobe_race_window();
 			handler(node, rh->data, ret_addr, regs);
+		}
 		done = node == last;
 		rethook_pending_set(rt, pos->next);
 		rethook_node_release(rt, node);
