@@ -34,10 +34,16 @@
  *  - otherwise the probe must not see it.
  *
  * Handlers add their hit to the window of the sequence word they read,
- * and when a window is closed the controller checks
- * must <= hits + missed and hits <= may, for entry and return
- * handlers alike.  A handler that runs while its slot is "off" or after
- * unregister*() returned, a kretprobe/fprobe return whose entry data
+ * and when a window is closed the controller checks hits <= may and
+ * must <= hits + the misses that excuse them, for entry and return
+ * handlers alike.  A miss only excuses what it stands for: an entry
+ * hit, a nested hit (which ran no handler at all); a return hit, a
+ * nested hit at the entry or a return the rethook could not hook for
+ * want of a slot (or of RCU).  A return lost while its rethook was
+ * being stopped excuses nothing: a call made wholly inside an armed
+ * window cannot meet a stopped rethook.  (Built against a kernel that
+ * does not count misses by cause, every miss excuses both.)  A handler
+ * that runs while its slot is "off" or after unregister*() returned, a kretprobe/fprobe return whose entry data
  * is not the one its entry handler stored, a failed batch with a
  * handler call or a probe left registered: each is a violation.
  *
@@ -250,8 +256,9 @@ struct kpt_slot {
 	/* controller-owned */
 	bool registered;
 	bool enabled;
-	unsigned long missed_base;
-	unsigned long missed_total;
+	unsigned long miss_base[3];	/* KPT_M_*, when the window opened */
+	unsigned long miss_snap[3];	/* the rethook's, last read */
+	unsigned long missed_total[3];
 	struct kpt_window win[4];
 };
 
@@ -306,7 +313,7 @@ static unsigned long kpt_bad_accepted;		/* a bad batch registered */
 /* Counts for the verdict line. */
 static atomic_long_t kpt_calls;
 static atomic_long_t kpt_hits_total;	/* all probes, the module's too */
-static unsigned long kpt_must_total, kpt_may_total, kpt_missed_total;
+static unsigned long kpt_must_total, kpt_may_total, kpt_missed_total[3];
 static unsigned long kpt_windows, kpt_regs, kpt_unregs, kpt_enables, kpt_disables;
 static unsigned long kpt_batches, kpt_bad_batches;
 static DEFINE_MUTEX(kpt_count_lock);	/* the unsigned long counts */
@@ -450,21 +457,89 @@ static void kpt_fp_exit(struct fprobe *fp, unsigned long ip,
 }
 NOKPROBE_SYMBOL(kpt_fp_exit);
 
-static unsigned long kpt_nmissed(struct kpt_slot *s)
+/*
+ * Misses by what they excuse: hits that ran no handler at all (nested
+ * in another probe, or a recursion guard), returns not hooked for want
+ * of a slot or of RCU, and returns not hooked because the rethook was
+ * stopped.
+ */
+enum { KPT_M_NESTED, KPT_M_RET, KPT_M_STOPPED, KPT_M_NR };
+
+/* The first kind, from the probe structure itself: any time, any thread. */
+static unsigned long kpt_nested(struct kpt_slot *s)
 {
 	switch (s->kind) {
 	case KPT_KPROBE:
 		return s->kp.nmissed;
 	case KPT_KRETPROBE:
+#ifdef KPROBE_MISS_CAUSES
+		return s->rp.kp.nmissed;
+#else
 		return s->rp.nmissed + s->rp.kp.nmissed;
+#endif
 	case KPT_FPROBE:
+#ifdef KPROBE_MISS_CAUSES
+		return s->fp.nmissed_entry;
+#else
 		return s->fp.nmissed;
+#endif
 #ifdef CONFIG_JPROBES
 	case KPT_JPROBE:
 		return s->jp.kp.nmissed;
 #endif
 	}
 	return 0;
+}
+
+/*
+ * The other two are the rethook's, which goes with the probe: read them
+ * into s->miss_snap while @s is registered.  Controller only.
+ */
+static void kpt_misses_snap(struct kpt_slot *s)
+{
+#ifdef KPROBE_MISS_CAUSES
+	struct rethook *rh = NULL;
+	unsigned long ret = 0;
+
+	if (!s->registered || READ_ONCE(s->dead))
+		return;
+	if (s->kind == KPT_KRETPROBE) {
+		rh = s->rp.rh;
+		ret = (unsigned int)s->rp.nmissed;
+	} else if (s->kind == KPT_FPROBE) {
+		rh = s->fp.rethook;
+		ret = s->fp.nmissed - s->fp.nmissed_entry;
+	}
+	if (!rh)
+		return;
+	s->miss_snap[KPT_M_STOPPED] = rethook_nmissed(rh, RETHOOK_MISS_STOPPED);
+	s->miss_snap[KPT_M_RET] = ret - s->miss_snap[KPT_M_STOPPED];
+#endif
+}
+
+static void kpt_misses(struct kpt_slot *s, unsigned long *m)
+{
+#ifdef KPROBE_MISS_CAUSES
+	unsigned long seen = 0;
+#endif
+
+	kpt_misses_snap(s);
+	m[KPT_M_NESTED] = kpt_nested(s);
+	m[KPT_M_RET] = s->miss_snap[KPT_M_RET];
+	m[KPT_M_STOPPED] = s->miss_snap[KPT_M_STOPPED];
+#ifdef KPROBE_MISS_CAUSES
+	/*
+	 * Returns missed after the last look at a rethook that is gone
+	 * now: while it was being unregistered, so stopped (they excuse
+	 * nothing, but are reported).
+	 */
+	if (READ_ONCE(s->dead) && s->kind == KPT_KRETPROBE)
+		seen = (unsigned int)s->rp.nmissed;
+	else if (READ_ONCE(s->dead) && s->kind == KPT_FPROBE)
+		seen = s->fp.nmissed - s->fp.nmissed_entry;
+	if (seen > m[KPT_M_RET] + m[KPT_M_STOPPED])
+		m[KPT_M_STOPPED] = seen - m[KPT_M_RET];
+#endif
 }
 
 /* Hit counters a window checks: entry, and return or post_handler. */
@@ -517,7 +592,8 @@ static void kpt_slot_prepare(struct kpt_slot *s, bool disabled)
 		s->fp.entry_data_size = sizeof(struct kpt_stamp);
 		break;
 	}
-	s->missed_base = 0;
+	memset(s->miss_base, 0, sizeof(s->miss_base));
+	memset(s->miss_snap, 0, sizeof(s->miss_snap));
 	WRITE_ONCE(s->dead, false);
 }
 
@@ -555,7 +631,7 @@ static void kpt_close_window(struct kpt_slot *s)
 {
 	long seq = atomic_long_read(&s->seq);
 	struct kpt_window *w = kpt_win(s, seq);
-	unsigned long must, may, missed;
+	unsigned long must, may, m[KPT_M_NR], excuse;
 	int i, nr = kpt_nr_counts(s);
 
 	WARN_ON_ONCE(kpt_state(seq) != KPT_DISARMING);
@@ -566,14 +642,21 @@ static void kpt_close_window(struct kpt_slot *s)
 
 	must = atomic_long_read(&w->must);
 	may = atomic_long_read(&w->may);
-	missed = kpt_nmissed(s) - s->missed_base;
+	kpt_misses(s, m);
+	for (i = 0; i < KPT_M_NR; i++)
+		m[i] -= s->miss_base[i];
 	for (i = 0; i < nr; i++) {
 		unsigned long hits = atomic_long_read(&w->hits[i]);
 
-		if (strict && hits + missed < must) {
-			pr_err("%s: window %ld %s: %lu hits + %lu missed < %lu calls made while armed\n",
+		/* A post_handler's hits are excused as its pre_handler's. */
+		excuse = m[KPT_M_NESTED];
+		if (i && s->kind != KPT_KPROBE)
+			excuse += m[KPT_M_RET];
+		if (strict && hits + excuse < must) {
+			pr_err("%s: window %ld %s: %lu hits + %lu missed (%lu nested, %lu not hooked, %lu stopped) < %lu calls made while armed\n",
 			       s->name, seq >> 2, i ? "return" : "entry",
-			       hits, missed, must);
+			       hits, excuse, m[KPT_M_NESTED], m[KPT_M_RET],
+			       m[KPT_M_STOPPED], must);
 			kpt_count(&kpt_lost, 1);
 		}
 		if (hits > may) {
@@ -583,11 +666,13 @@ static void kpt_close_window(struct kpt_slot *s)
 			kpt_count(&kpt_extra, 1);
 		}
 	}
-	s->missed_total += missed;
 	mutex_lock(&kpt_count_lock);
+	for (i = 0; i < KPT_M_NR; i++) {
+		s->missed_total[i] += m[i];
+		kpt_missed_total[i] += m[i];
+	}
 	kpt_must_total += must;
 	kpt_may_total += may;
-	kpt_missed_total += missed;
 	kpt_windows++;
 	mutex_unlock(&kpt_count_lock);
 	atomic_long_set(&w->must, 0);
@@ -689,7 +774,6 @@ static void kpt_register(struct kpt_slot *s, bool disabled)
 	kpt_count(&kpt_regs, 1);
 	s->registered = true;
 	s->enabled = !disabled;
-	s->missed_base = 0;
 	if (!disabled)
 		kpt_advance(s);			/* armed */
 }
@@ -698,6 +782,8 @@ static void kpt_unregister(struct kpt_slot *s)
 {
 	if (s->enabled)
 		kpt_advance(s);			/* disarming */
+	/* The rethook's counts go with it. */
+	kpt_misses_snap(s);
 	kpt_do_unregister(s);
 	if (s->enabled)
 		kpt_close_window(s);
@@ -709,7 +795,7 @@ static void kpt_enable(struct kpt_slot *s)
 {
 	int ret;
 
-	s->missed_base = kpt_nmissed(s);
+	kpt_misses(s, s->miss_base);
 	kpt_advance(s);				/* arming */
 	ret = kpt_do_enable(s, true);
 	if (ret) {
@@ -807,7 +893,6 @@ static void kpt_batch(struct kpt_slot **set, int n, enum kpt_kind kind,
 			kpt_count(&kpt_regs, 1);
 			set[i]->registered = true;
 			set[i]->enabled = true;
-			set[i]->missed_base = 0;
 			kpt_advance(set[i]);	/* armed */
 		}
 		return;
@@ -877,7 +962,7 @@ static void kpt_check_own_hit(struct kpt_slot *s, unsigned long hits_before,
 			      unsigned long missed_before, long seq, long n)
 {
 	unsigned long hits = this_cpu_read(kpt_cpu_hits[s - kpt_slots]);
-	unsigned long missed = kpt_nmissed(s);
+	unsigned long missed = kpt_nested(s);
 	u8 text[8];
 
 	if (s->kind != KPT_KPROBE || hits - hits_before >= n ||
@@ -910,7 +995,7 @@ static int kpt_caller(void *arg)
 			if (kpt_slots[i].target == t) {
 				before[i] = atomic_long_read(&kpt_slots[i].seq);
 				hits[i] = this_cpu_read(kpt_cpu_hits[i]);
-				missed[i] = kpt_nmissed(&kpt_slots[i]);
+				missed[i] = kpt_nested(&kpt_slots[i]);
 			}
 		this_cpu_write(kpt_cur_arg, v);
 		smp_mb();	/* words read before the call; pairs with kpt_advance() */
@@ -1165,19 +1250,27 @@ static int kpt_main(void *unused)
 	for (i = 0; i < KPT_NR_SLOTS; i++) {
 		if (kpt_slots[i].registered)
 			left_registered++;
-		if (kpt_slots[i].missed_total)
-			pr_info("%s: %lu missed\n", kpt_slots[i].name,
-				kpt_slots[i].missed_total);
+		if (kpt_slots[i].missed_total[KPT_M_NESTED] ||
+		    kpt_slots[i].missed_total[KPT_M_RET] ||
+		    kpt_slots[i].missed_total[KPT_M_STOPPED])
+			pr_info("%s: missed %lu nested, %lu returns not hooked, %lu with the rethook stopped\n",
+				kpt_slots[i].name,
+				kpt_slots[i].missed_total[KPT_M_NESTED],
+				kpt_slots[i].missed_total[KPT_M_RET],
+				kpt_slots[i].missed_total[KPT_M_STOPPED]);
 	}
 out:
 	if (err)
 		pr_err("setup failed: %d\n", err);
-	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u\n",
+	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu missed_nested=%lu missed_unhooked=%lu missed_stopped=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u\n",
 		err || kpt_violations() || left_registered ? "FAIL" : "PASS",
 		duration, kpt_nr_callers, controllers, seed, strict,
 		atomic_long_read(&kpt_calls), kpt_windows, kpt_must_total,
 		kpt_may_total, atomic_long_read(&kpt_hits_total),
-		kpt_missed_total, kpt_regs, kpt_unregs, kpt_enables,
+		kpt_missed_total[KPT_M_NESTED] + kpt_missed_total[KPT_M_RET] +
+		kpt_missed_total[KPT_M_STOPPED],
+		kpt_missed_total[KPT_M_NESTED], kpt_missed_total[KPT_M_RET],
+		kpt_missed_total[KPT_M_STOPPED], kpt_regs, kpt_unregs, kpt_enables,
 		kpt_disables, kpt_batches, kpt_bad_batches, kpt_mod_loads,
 		kpt_mod_probes, atomic_long_read(&kpt_after_unregister),
 		atomic_long_read(&kpt_while_off),
