@@ -21,7 +21,8 @@
 # (default: multi on QEMU >= 10), SMP=N (vCPUs, default 2), JOBS=N,
 # CMDLINE="..." (extra guest kernel arguments, e.g. kunit.filter_glob=...),
 # DEBUG=1 (debug kernel: lockdep, KASAN, KFENCE, UBSAN, preemptible; built
-# in build/ARCH-debug, results as ARCH-debug; a long torture and fuzz run).
+# in build/ARCH-debug, results as ARCH-debug; a long torture and fuzz run),
+# KCSAN=1 (the concurrency sanitizer, build/ARCH-kcsan).
 
 ARCH		?= x86_64
 BUILD		:= build
@@ -36,8 +37,19 @@ DEBUG		?=
 
 # DEBUG=1: config/debug.config on top, its own output directory and
 # result names (VARIANT), a longer time-out, and reliability knobs for a
-# long run (the user's CMDLINE comes after them, so it wins).
-ifeq ($(DEBUG),1)
+# long run (the user's CMDLINE comes after them, so it wins).  KCSAN=1:
+# config/kcsan.config instead (KCSAN and KASAN exclude each other), the
+# same long run without the lockdown boots; a data race reported in a
+# function of ours fails it (kcsan.sh).
+ifeq ($(KCSAN),1)
+VARIANT		:= $(ARCH)-kcsan
+FRAGMENTS	+= $(HARNESS)/config/kcsan.config
+CHECK_TIMEOUT	?= 9000
+DEBUG_CMDLINE	:= probes.torture_secs=300 probes.torture_lax_secs=30 \
+		   probes.torture_race_us=100 probes.torture_race_secs=120 \
+		   probes.fuzz_lines=4000
+export LOCKDOWN_SKIP := 1
+else ifeq ($(DEBUG),1)
 VARIANT		:= $(ARCH)-debug
 FRAGMENTS	+= $(HARNESS)/config/debug.config
 CHECK_TIMEOUT	?= 9000
@@ -57,6 +69,9 @@ DEBUG_CMDLINE	:=
 endif
 OUT		:= $(BUILD)/$(VARIANT)
 export REPORT_DEBUG := $(DEBUG)
+export REPORT_KCSAN := $(KCSAN)
+export REPORT_OUT := $(abspath $(OUT))
+export REPORT_MANIFEST := $(abspath $(BUILD))/src.overlay.manifest
 
 export ARCH_HOST := $(shell uname -m)
 
