@@ -38,14 +38,14 @@ pass=0 fail=0 skip=0 n=0
 # its CPUs; console:*: no splat on a console) are counted apart: they are
 # not in the final count line, but one that failed still fails the run.
 hpass=0 hfail=0
-emit() { # ok|fail|skip NAME [REASON]
+emit() { # ok|fail|skip NAME [REASON] (for ok, a comment that is kept)
 	n=$((n + 1))
 	case $1:$2 in
 	ok:guest:*|ok:console:*) hpass=$((hpass + 1)) ;;
 	*:guest:*|*:console:*) hfail=$((hfail + 1)) ;;
 	esac
 	case $1 in
-	ok)   echo "ok $n $2" >> "$body"
+	ok)   echo "ok $n $2${3:+ # $3}" >> "$body"
 	      case $2 in guest:*|console:*) ;; *) pass=$((pass + 1)) ;; esac ;;
 	skip) echo "ok $n $2 # SKIP${3:+ $3}" >> "$body"; skip=$((skip + 1)) ;;
 	*)    echo "not ok $n $2${3:+ # $3}" >> "$body"
@@ -113,7 +113,7 @@ merge_tap() {
 			fi ;;
 		*)
 			if [ "${line:${#indent}:3}" = "ok " ]; then
-				emit ok "$prefix$name"
+				emit ok "$prefix$name" "$dir"
 			else
 				emit fail "$prefix$name" "$dir"
 			fi ;;

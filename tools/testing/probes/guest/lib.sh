@@ -18,11 +18,12 @@ tap_end() {
 	echo "1..$TAP_N" >> "$TAP_FILE"
 }
 
-# tap_result ok|fail|skip NAME [REASON]
+# tap_result ok|fail|skip NAME [REASON]: for ok, REASON is a comment
+# (what was measured), never a directive.
 tap_result() {
 	TAP_N=$((TAP_N + 1))
 	case $1 in
-	ok)   echo "ok $TAP_N $2" >> "$TAP_FILE" ;;
+	ok)   echo "ok $TAP_N $2${3:+ # $3}" >> "$TAP_FILE" ;;
 	skip) echo "ok $TAP_N $2 # SKIP ${3:-}" >> "$TAP_FILE" ;;
 	*)    echo "not ok $TAP_N $2${3:+ # $3}" >> "$TAP_FILE" ;;
 	esac

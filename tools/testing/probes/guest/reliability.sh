@@ -25,11 +25,25 @@
 #                           trace_probe_tmpl.h wrote it with sprint_symbol()
 #                           straight into the event, whatever was reserved
 #                           (RELIABILITY.md, finding 3); ours bounds it
+#   probes.sweep_funcs=N    functions each sweep mode probes, a seeded
+#                           sample of available_filter_functions [2000;
+#                           0: all of them, as make check DEBUG=1 does]
+#   probes.sweep_seed=N     the sample's seed (mode i takes seed + i) [1]
+#   probes.sweep_batch=N    probes per register_k*probes() call [256]
+#   probes.sweep_mid_every=N  mid mode: one instruction boundary in N
+#                           of each function is probed [64]
+#   probes.sweep_modes=LIST  kprobe,kretprobe,fprobe,mid [all four]
+#   probes.sweep_step_secs=N  time-out of one step (register, workload,
+#                           unregister) [900]
+#   probes.sweep_exclude=F1,F2  functions left out of every mode [none]:
+#                           to sweep past a known crash
 . /opt/probes/lib.sh
 
 torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xf
 torture_race_us=100 torture_race_secs=20
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=none
+sweep_funcs=2000 sweep_seed=1 sweep_batch=256 sweep_mid_every=64
+sweep_modes=kprobe,kretprobe,fprobe,mid sweep_step_secs=900 sweep_exclude=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	probes.torture_secs=*) torture_secs=${arg#*=} ;;
@@ -42,6 +56,13 @@ for arg in $(cat /proc/cmdline); do
 	probes.fuzz_seed=*) fuzz_seed=${arg#*=} ;;
 	probes.fuzz_cycle=*) fuzz_cycle=${arg#*=} ;;
 	probes.fuzz_exclude=*) fuzz_exclude=${arg#*=} ;;
+	probes.sweep_funcs=*) sweep_funcs=${arg#*=} ;;
+	probes.sweep_seed=*) sweep_seed=${arg#*=} ;;
+	probes.sweep_batch=*) sweep_batch=${arg#*=} ;;
+	probes.sweep_mid_every=*) sweep_mid_every=${arg#*=} ;;
+	probes.sweep_modes=*) sweep_modes=${arg#*=} ;;
+	probes.sweep_step_secs=*) sweep_step_secs=${arg#*=} ;;
+	probes.sweep_exclude=*) sweep_exclude=${arg#*=} ;;
 	esac
 done
 
@@ -284,5 +305,172 @@ for f in kprobe_events dynamic_events error_log; do
 	*) tap_result fail "reliability:mode-$f" "owner and mode $mode" ;;
 	esac
 done
+trace_reset
+
+# --- 4. probe everything ------------------------------------------------
+
+# kprobes_sweep puts, in one mode at a time, a kprobe at +0, a kretprobe,
+# one fprobe, or kprobes on a sample of instruction boundaries inside
+# them, on each function of available_filter_functions (a seeded sample
+# of sweep_funcs functions, or all), in batches; sweep_workload then runs
+# with all of them armed, and they are removed.  A mode passes when every
+# site was registered or refused with an errno (kernel/kprobes/tests/
+# kprobes_sweep.c), some were hit, no handler ran after the removal and
+# no probe is left.  A splat fails the run (splat.sh), and so does a hang
+# (a step that does not end in sweep_step_secs, or the guest's time-out).
+# Each mode's counts, refusals and times go to /results/sweep.log, its
+# list of functions to /results/sweep-MODE.list.
+SWEEPFS=/sys/kernel/debug/kprobes_sweep
+SWEEPLOG=/results/sweep.log
+: > $SWEEPLOG
+
+# What the probes must survive: syscalls, the VFS on tmpfs, fork and
+# exec, signals, timers, a module load and unload, and TCP and ICMP on
+# the loopback device.
+sweep_workload() {
+	local i did=
+	workload
+	mkdir -p /tmp/sweep-mnt
+	if mount -t tmpfs sweep /tmp/sweep-mnt; then
+		dd if=/dev/zero of=/tmp/sweep-mnt/f bs=4k count=64 2>/dev/null
+		cat /tmp/sweep-mnt/f > /dev/null
+		sync
+		umount /tmp/sweep-mnt
+	fi
+	cat /proc/meminfo /proc/interrupts /proc/self/maps /proc/self/status > /dev/null
+	ls -l /sys/kernel/tracing /dev > /dev/null
+	for i in 1 2 3; do
+		sh -c 'exit 3'
+		sleep 0.1 &
+		kill -TERM $! 2>/dev/null
+		wait 2>/dev/null
+	done
+	modprobe kprobes_torture_target && rmmod kprobes_torture_target && did="$did module"
+	ip link set lo up 2>/dev/null
+	if ip addr show lo 2>/dev/null | grep -q 127.0.0.1; then
+		ping -c 2 -W 2 127.0.0.1 > /dev/null 2>&1 && did="$did icmp"
+		timeout 10 nc -l -p 7777 > /tmp/sweep-nc.out 2>&1 &
+		sleep 0.3
+		echo sweep | timeout 10 nc 127.0.0.1 7777 2>/dev/null
+		wait 2>/dev/null
+		grep -q sweep /tmp/sweep-nc.out && did="$did tcp"
+	fi
+	sleep 0.5
+	echo "fork exec vfs tmpfs signals timers$did" > /tmp/sweep-workload.txt
+}
+
+# sweep_step NAME SECS CMD...: run CMD in the background for at most SECS
+# seconds; on a time-out dump the kernel's state and fail.
+sweep_step() {
+	local name=$1 secs=$2 pid i
+	shift 2
+	"$@" &
+	pid=$!
+	for i in $(seq 1 $((secs * 2))); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.5
+	done
+	if kill -0 $pid 2>/dev/null; then
+		stall_dump "sweep: $name did not end in ${secs}s"
+		return 124
+	fi
+	wait $pid
+}
+
+sweep_field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# sweep MODE INDEX: one mode; the TAP line's comment carries the counts.
+sweep() {
+	local m=$1 idx=$2 name=reliability:sweep-$1 list=/results/sweep-$1.list
+	local t0 t1 t2 t3 stats why= n sites reg ref hit late left ftrace0
+	if ! have_module kprobes_sweep; then
+		tap_result skip "$name" "kprobes_sweep not built for $(uname -m)"
+		return
+	fi
+	# Kernel functions only: the workload's module comes and goes.
+	echo "$sweep_exclude" | tr ',' '\n' | sed '/^$/d; s/^/ /; s/$/$/' > /tmp/sweep-exclude
+	echo ' \[' >> /tmp/sweep-exclude
+	if [ "$sweep_funcs" = 0 ]; then
+		grep -v -f /tmp/sweep-exclude $TRACING/available_filter_functions_addrs > $list
+	else
+		grep -v -f /tmp/sweep-exclude $TRACING/available_filter_functions_addrs |
+			awk -v seed=$((sweep_seed + idx)) 'BEGIN { srand(seed) } { print rand() " " $0 }' |
+			sort -n | head -n "$sweep_funcs" | cut -d' ' -f2- > $list
+	fi
+	n=$(wc -l < $list)
+	if [ "$sweep_funcs" = 0 ]; then
+		log "sweep-$m: all $n functions, batch $sweep_batch, mid_every $sweep_mid_every"
+	else
+		log "sweep-$m: $n functions (seed $((sweep_seed + idx))), batch $sweep_batch, mid_every $sweep_mid_every"
+	fi
+	ftrace0=$(wc -l < $TRACING/enabled_functions)
+	t0=$(date +%s)
+	if ! modprobe kprobes_sweep mode="$m" batch="$sweep_batch" \
+		seed=$((sweep_seed + idx)) mid_every="$sweep_mid_every"; then
+		tap_result fail "$name" "modprobe kprobes_sweep failed"
+		return
+	fi
+	if ! cat $list > $SWEEPFS/funcs; then
+		why="writing the list failed"
+	elif ! sweep_step register "$sweep_step_secs" sh -c "echo register > $SWEEPFS/control"; then
+		why="register failed or hung"
+	fi
+	t1=$(date +%s)
+	log "sweep-$m: armed: $(cat $SWEEPFS/stats)"
+	if [ -z "$why" ]; then
+		sweep_step workload "$sweep_step_secs" sweep_workload || why="the workload hung"
+		log "sweep-$m: workload: $(cat /tmp/sweep-workload.txt 2>/dev/null)"
+	fi
+	t2=$(date +%s)
+	if ! sweep_step unregister "$sweep_step_secs" sh -c "echo unregister > $SWEEPFS/control" &&
+		[ -z "$why" ]; then
+		why="unregister failed or hung"
+	fi
+	t3=$(date +%s)
+	stats=$(cat $SWEEPFS/stats)
+	{
+		echo "sweep-$m: $stats"
+		echo "sweep-$m: seconds: register $((t1 - t0)), workload $((t2 - t1)), unregister $((t3 - t2)), total $((t3 - t0))"
+		sed "s/^/sweep-$m: refused /" $SWEEPFS/refused
+		sort -rn $SWEEPFS/missed | sed "s/^/sweep-$m: missed /"
+	} >> $SWEEPLOG
+	log "sweep-$m: $stats"
+	log "sweep-$m: $((t3 - t0))s; refusals listed in $SWEEPLOG"
+	rmmod kprobes_sweep || why=${why:-"rmmod kprobes_sweep failed"}
+	sites=$(sweep_field sites "$stats") reg=$(sweep_field registered "$stats")
+	ref=$(sweep_field refused "$stats") hit=$(sweep_field hit "$stats")
+	late=$(sweep_field late "$stats")
+	left=$(($(wc -l < $KPLIST) + $(wc -l < $TRACING/enabled_functions) - ftrace0))
+	if [ -n "$why" ]; then
+		:
+	elif [ "$(sweep_field state "$stats")" != done ]; then
+		why="the sweep did not finish: $stats"
+	elif [ $((reg + ref)) != "$sites" ]; then
+		why="$sites sites, but $reg registered and $ref refused"
+	elif [ "$reg" = 0 ] || [ "$hit" = 0 ]; then
+		why="$reg registered, $hit hit: nothing was probed"
+	elif [ "$late" != 0 ]; then
+		why="$late hits after the last unregistration returned"
+	elif [ "$left" != 0 ]; then
+		why="$left probes or ftrace sites left after rmmod"
+	fi
+	if [ -n "$why" ]; then
+		tap_result fail "$name" "$why"
+		sed 's/^/#   /' $SWEEPFS/stats >> "$TAP_FILE" 2>/dev/null
+		return
+	fi
+	tap_result ok "$name" "$n functions, $sites sites: $reg registered, $ref refused ($(sweep_field refused_by_errno "$stats")), $hit hit; $((t3 - t0))s"
+}
+
+trace_reset
+# What the refusals are checked against.
+cat /sys/kernel/debug/kprobes/blacklist > /results/kprobes-blacklist.txt 2>/dev/null
+[ -n "$sweep_exclude" ] && log "sweep: leaving out $sweep_exclude"
+i=0 t0=$(date +%s)
+for m in kprobe kretprobe fprobe mid; do
+	case ,$sweep_modes, in *,$m,*) sweep $m $i ;; esac
+	i=$((i + 1))
+done
+log "sweep: $(($(date +%s) - t0))s for the modes $sweep_modes"
 trace_reset
 tap_end
