@@ -58,7 +58,8 @@ DEBUG_CMDLINE	:= probes.torture_secs=600 probes.torture_lax_secs=60 \
 		   probes.fuzz_lines=100000 probes.fuzz_cycle=1000 \
 		   probes.sweep_funcs=0 probes.sweep_batch=4096 \
 		   probes.sweep_mid_every=128 \
-		   probes.sweep_step_secs=3600
+		   probes.sweep_step_secs=3600 \
+		   probes.nmi_secs=300
 else
 VARIANT		:= $(ARCH)
 # About five times a normal x86_64 run (5 minutes); a hang must not eat

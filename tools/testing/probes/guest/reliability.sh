@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Reliability checks (make check): the kprobes torture module, the
-# kprobe_events fuzzer and who may define probes.  Results in
-# /results/reliability.tap, details in /results/reliability.log.
+# Reliability checks (make check): the kprobes torture module, probes
+# hit under NMIs, the kprobe_events fuzzer and who may define probes.
+# Results in /results/reliability.tap, details in
+# /results/reliability.log.
 #
 # Kernel command line knobs (defaults for make check in brackets):
 #   probes.torture_secs=N   strict torture run, seconds [40]
@@ -17,6 +18,8 @@
 #   probes.torture_module_probes=MASK  probes kprobes_torture puts into
 #                           the target module that comes and goes [0xf]:
 #                           bit 0 is the (ftrace-based) kprobe on its entry
+#   probes.nmi_secs=N       kprobes_nmi_stress: probes hit while NMIs keep
+#                           arriving on every CPU, seconds [20; 0: no run]
 #   probes.fuzz_lines=N     lines the fuzzer writes [2000]
 #   probes.fuzz_seed=N      [1]
 #   probes.fuzz_cycle=N     enable/workload/delete every N lines [500]
@@ -41,6 +44,7 @@
 
 torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xf
 torture_race_us=100 torture_race_secs=20
+nmi_secs=20
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=none
 sweep_funcs=2000 sweep_seed=1 sweep_batch=256 sweep_mid_every=64
 sweep_modes=kprobe,kretprobe,fprobe,mid sweep_step_secs=900 sweep_exclude=
@@ -52,6 +56,7 @@ for arg in $(cat /proc/cmdline); do
 	probes.torture_race_us=*) torture_race_us=${arg#*=} ;;
 	probes.torture_race_secs=*) torture_race_secs=${arg#*=} ;;
 	probes.torture_module_probes=*) torture_module_probes=${arg#*=} ;;
+	probes.nmi_secs=*) nmi_secs=${arg#*=} ;;
 	probes.fuzz_lines=*) fuzz_lines=${arg#*=} ;;
 	probes.fuzz_seed=*) fuzz_seed=${arg#*=} ;;
 	probes.fuzz_cycle=*) fuzz_cycle=${arg#*=} ;;
@@ -253,7 +258,70 @@ else
 fi
 log "torture-clean: kprobes/list $(wc -l < $KPLIST) lines, slot pages $insn_before + $opt_before -> $insn_after + $opt_after"
 
-# --- 2. kprobe_events fuzzer ------------------------------------------
+# --- 2. NMIs during hits ---------------------------------------------
+
+# stress_module MOD SECS [PARAM=VALUE...]: load a test module that runs
+# for about SECS seconds in a thread of its own, wait until its "done"
+# parameter says its verdict is out, unload it, and print the verdict
+# line ("MOD: PASS|FAIL|SKIP ...").  The module's other lines go to the
+# log.
+stress_module() {
+	local mod=$1 secs=$2 i verdict t0
+	shift 2
+	t0=$(date +%s)
+	modprobe "$mod" "$@" || { echo "$mod: modprobe failed"; return; }
+	for i in $(seq 1 $((secs * 4 + 300))); do
+		[ "$(cat /sys/module/"$mod"/parameters/done)" = Y ] && break
+		sleep 1
+	done
+	dmesg | grep "$mod: " | grep -vE "$mod: (PASS|FAIL|SKIP) " |
+		sed "s/^\[[^]]*\] /$mod:   /" >> $LOG
+	verdict=$(dmesg | grep -E "$mod: (PASS|FAIL|SKIP) " | tail -1 | sed 's/^\[[^]]*\] //')
+	rmmod "$mod" || log "$mod: rmmod failed" >&2
+	log "$mod: ${secs}s asked, $(($(date +%s) - t0))s from load to unload" >&2
+	echo "${verdict:-$mod: no verdict (the module did not finish)}"
+}
+
+# stress_result NAME MOD VERDICT: the TAP line for a stress module's
+# verdict; a pass also needs the probes gone and no NMI that nobody
+# claimed (an NMI of the module's that came too late, or one that the
+# module took for its own and was not).
+stress_result() {
+	local name=$1 mod=$2 verdict=$3
+	log "$name: $verdict"
+	case $verdict in
+	"$mod: PASS "*)
+		if [ -s $KPLIST ]; then
+			tap_result fail "reliability:$name" "kprobes/list not empty after unloading $mod"
+			sed 's/^/#   /' $KPLIST | head -10 >> "$TAP_FILE"
+		elif [ "$(unknown_nmis)" != "$unknown_nmis_before" ]; then
+			tap_result fail "reliability:$name" "NMIs received for unknown reason: $unknown_nmis_before before, $(unknown_nmis) after"
+		else
+			tap_result ok "reliability:$name"
+		fi ;;
+	"$mod: SKIP "*)
+		tap_result skip "reliability:$name" "${verdict#"$mod: SKIP "}" ;;
+	*)	tap_result fail "reliability:$name" "$(echo "$verdict" | cut -c1-200)"
+		dmesg | grep "$mod: " | grep -vE ': (ok|start)' | tail -20 | sed 's/^/#   /' >> "$TAP_FILE" ;;
+	esac
+}
+unknown_nmis() { dmesg | grep -c 'NMI received for unknown reason'; }
+
+# kprobes_nmi_stress: kprobes (ftrace path, stepped, boosted, optimized),
+# kretprobes and fprobes hit on every CPU while NMIs keep arriving, some
+# inside the handlers; the module's NMI handler hits the probes too.
+if ! have_module kprobes_nmi_stress; then
+	tap_result skip "reliability:nmi-stress" "kprobes_nmi_stress not built for $(uname -m)"
+elif [ "$nmi_secs" = 0 ]; then
+	tap_result skip "reliability:nmi-stress" "probes.nmi_secs=0"
+else
+	[ -w $OPTSYSCTL ] && echo 1 > $OPTSYSCTL
+	unknown_nmis_before=$(unknown_nmis)
+	stress_result nmi-stress kprobes_nmi_stress \
+		"$(stress_module kprobes_nmi_stress "$nmi_secs" duration="$nmi_secs")"
+fi
+
+# --- 3. kprobe_events fuzzer ------------------------------------------
 
 trace_reset
 xopt=
@@ -277,7 +345,7 @@ else
 	tap_result ok "reliability:fuzz-clean"
 fi
 
-# --- 3. who may define probes -----------------------------------------
+# --- 4. who may define probes -----------------------------------------
 
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 $BIN/probe_access root > /tmp/access-root.out 2>&1
