@@ -59,7 +59,8 @@ DEBUG_CMDLINE	:= probes.torture_secs=600 probes.torture_lax_secs=60 \
 		   probes.sweep_funcs=0 probes.sweep_batch=4096 \
 		   probes.sweep_mid_every=128 \
 		   probes.sweep_step_secs=3600 \
-		   probes.nmi_secs=300
+		   probes.nmi_secs=300 probes.unwind_secs=300 \
+		   probes.unwind_proc_secs=120
 else
 VARIANT		:= $(ARCH)
 # About five times a normal x86_64 run (5 minutes); a hang must not eat

@@ -58,7 +58,7 @@ if [ -d "$repo/tools/testing/selftests/probes" ]; then
 fi
 # The reliability tools (guest/reliability.sh), static binaries.
 mkdir -p "$root/opt/probes/bin"
-for t in kprobe_fuzz probe_access; do
+for t in kprobe_fuzz probe_access unwind_exit; do
 	case $arch in x86_64) hostcc=gcc ;; *) hostcc=${arch/arm64/aarch64}-linux-gnu-gcc ;; esac
 	$hostcc -static -O2 -Wall -o "$root/opt/probes/bin/$t" "$here/reliability/$t.c"
 done

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Reliability checks (make check): the kprobes torture module, probes
-# hit under NMIs, the kprobe_events fuzzer and who may define probes.
-# Results in /results/reliability.tap, details in
-# /results/reliability.log.
+# hit under NMIs, stack traces of tasks dying inside hooked functions,
+# the kprobe_events fuzzer and who may define probes.  Results in
+# /results/reliability.tap, details in /results/reliability.log.
 #
 # Kernel command line knobs (defaults for make check in brackets):
 #   probes.torture_secs=N   strict torture run, seconds [40]
@@ -20,6 +20,12 @@
 #                           bit 0 is the (ftrace-based) kprobe on its entry
 #   probes.nmi_secs=N       kprobes_nmi_stress: probes hit while NMIs keep
 #                           arriving on every CPU, seconds [20; 0: no run]
+#   probes.unwind_secs=N    kprobes_unwind_dying: stack traces of threads
+#                           that exit inside kretprobed and fprobe-exit
+#                           functions, seconds [20; 0: no run]
+#   probes.unwind_proc_secs=N  /proc/PID/stack of processes exiting inside
+#                           a kretprobe and an fprobe exit event on
+#                           do_exit(), seconds [15; 0: no run]
 #   probes.fuzz_lines=N     lines the fuzzer writes [2000]
 #   probes.fuzz_seed=N      [1]
 #   probes.fuzz_cycle=N     enable/workload/delete every N lines [500]
@@ -44,7 +50,7 @@
 
 torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xf
 torture_race_us=100 torture_race_secs=20
-nmi_secs=20
+nmi_secs=20 unwind_secs=20 unwind_proc_secs=15
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=none
 sweep_funcs=2000 sweep_seed=1 sweep_batch=256 sweep_mid_every=64
 sweep_modes=kprobe,kretprobe,fprobe,mid sweep_step_secs=900 sweep_exclude=
@@ -57,6 +63,8 @@ for arg in $(cat /proc/cmdline); do
 	probes.torture_race_secs=*) torture_race_secs=${arg#*=} ;;
 	probes.torture_module_probes=*) torture_module_probes=${arg#*=} ;;
 	probes.nmi_secs=*) nmi_secs=${arg#*=} ;;
+	probes.unwind_secs=*) unwind_secs=${arg#*=} ;;
+	probes.unwind_proc_secs=*) unwind_proc_secs=${arg#*=} ;;
 	probes.fuzz_lines=*) fuzz_lines=${arg#*=} ;;
 	probes.fuzz_seed=*) fuzz_seed=${arg#*=} ;;
 	probes.fuzz_cycle=*) fuzz_cycle=${arg#*=} ;;
@@ -321,7 +329,105 @@ else
 		"$(stress_module kprobes_nmi_stress "$nmi_secs" duration="$nmi_secs")"
 fi
 
-# --- 3. kprobe_events fuzzer ------------------------------------------
+# --- 3. unwinding tasks that die inside hooked functions -------------
+
+# kprobes_unwind_dying: threads exit inside a kretprobed and fprobe-exit
+# function while other threads hold them and call stack_trace_save_tsk()
+# on them until after the RCU callback that flushes their rethook nodes.
+if ! have_module kprobes_unwind_dying; then
+	tap_result skip "reliability:unwind-dying" "kprobes_unwind_dying not built for $(uname -m)"
+elif [ "$unwind_secs" = 0 ]; then
+	tap_result skip "reliability:unwind-dying" "probes.unwind_secs=0"
+else
+	unknown_nmis_before=$(unknown_nmis)
+	stress_result unwind-dying kprobes_unwind_dying \
+		"$(stress_module kprobes_unwind_dying "$unwind_secs" duration="$unwind_secs")"
+fi
+
+# The same from user space, through /proc/PID/stack, with do_exit()'s
+# return hooked by a kretprobe event and an fprobe exit event (and its
+# entry counted by a kprobe event).  unwind_exit stops processes inside
+# do_exit() (ptrace's exit event), checks that their stacks name
+# do_exit()'s real caller, and reads them again and again while they
+# die; beside it a shell loop keeps short-lived processes coming and a
+# reader loop reads every process's stack.  do_exit() never returns:
+# neither return event may record anything.
+#
+# unwind_spawn END: fork processes that exit at once, eight at a time,
+# until END (seconds since the epoch); the tally goes to
+# /tmp/unwind.spawned.
+unwind_spawn() {
+	local n=0 i
+	while [ "$(date +%s)" -lt "$1" ]; do
+		for i in 1 2 3 4 5 6 7 8; do
+			( exit 0 ) &
+		done
+		wait
+		n=$((n + 8))
+	done
+	echo $n > /tmp/unwind.spawned
+}
+
+# unwind_read END: read the kernel stack of every process until END;
+# the numbers of files read, of their lines and of lines in do_exit()
+# go to /tmp/unwind.read.
+unwind_read() {
+	local files=0 lines=0 in_exit=0 f l
+	while [ "$(date +%s)" -lt "$1" ]; do
+		for f in /proc/[0-9]*/stack; do
+			{
+				while read -r l; do
+					lines=$((lines + 1))
+					case $l in *" do_exit+"*) in_exit=$((in_exit + 1)) ;; esac
+				done < "$f"
+			} 2> /dev/null
+			files=$((files + 1))
+		done
+	done
+	echo "$files files, $lines lines, $in_exit in do_exit()" > /tmp/unwind.read
+}
+
+unwind_proc() {
+	local end entries records spawned verdict rc
+	trace_reset
+	{ echo 'p:unwind/exit_p do_exit' >> $TRACING/kprobe_events &&
+	  echo 'r:unwind/exit_r do_exit' >> $TRACING/kprobe_events &&
+	  echo 'f:unwind/exit_f do_exit%return' >> $TRACING/dynamic_events &&
+	  echo 1 > $TRACING/events/unwind/exit_r/enable &&
+	  echo 1 > $TRACING/events/unwind/exit_f/enable &&
+	  echo 1 > $TRACING/events/unwind/exit_p/enable; } 2> /dev/null ||
+		{ echo "cannot define or enable the do_exit() events"; return 1; }
+	end=$(($(date +%s) + unwind_proc_secs))
+	unwind_spawn $end &
+	unwind_read $end &
+	verdict=$($BIN/unwind_exit "$unwind_proc_secs" 2>&1)
+	rc=$?
+	wait
+	echo 0 > $TRACING/events/unwind/enable
+	entries=$(awk '$1 == "exit_p" { print $2 }' $TRACING/kprobe_profile)
+	records=$(grep -c 'exit_[rf]:' $TRACING/trace)
+	spawned=$(cat /tmp/unwind.spawned 2> /dev/null)
+	log "unwind-dying-proc: $verdict" >&2
+	log "unwind-dying-proc: ${unwind_proc_secs}s, shell: ${spawned:-0} processes, stack reads: $(cat /tmp/unwind.read 2> /dev/null); do_exit() entries ${entries:-0}, return records $records" >&2
+	trace_reset
+	[ $rc = 0 ] || { echo "$verdict" | head -1 | cut -c1-200; return 1; }
+	[ "${spawned:-0}" -gt 0 ] || { echo "no process spawned"; return 1; }
+	[ -s /tmp/unwind.read ] || { echo "the reader loop did not finish"; return 1; }
+	[ "${entries:-0}" -ge "$spawned" ] ||
+		{ echo "${entries:-0} do_exit() entries for $spawned processes"; return 1; }
+	[ "$records" = 0 ] || { echo "$records return records of do_exit(), which never returns"; return 1; }
+	return 0
+}
+if [ "$unwind_proc_secs" = 0 ]; then
+	tap_result skip "reliability:unwind-dying-proc" "probes.unwind_proc_secs=0"
+elif why=$(unwind_proc); then
+	tap_result ok "reliability:unwind-dying-proc"
+else
+	tap_result fail "reliability:unwind-dying-proc" "$why"
+	grep -A40 '^unwind-dying-proc: unwind_exit' $LOG | grep '^#\|^\[' | head -20 | sed 's/^/#   /' >> "$TAP_FILE"
+fi
+
+# --- 4. kprobe_events fuzzer ------------------------------------------
 
 trace_reset
 xopt=
@@ -345,7 +451,7 @@ else
 	tap_result ok "reliability:fuzz-clean"
 fi
 
-# --- 4. who may define probes -----------------------------------------
+# --- 5. who may define probes -----------------------------------------
 
 echo 2 > /proc/sys/kernel/perf_event_paranoid
 $BIN/probe_access root > /tmp/access-root.out 2>&1
