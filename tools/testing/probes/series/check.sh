@@ -104,7 +104,9 @@ git -C "$tree" clean -qfdx
 git -C "$tree" config user.name "probes harness"
 git -C "$tree" config user.email "probes@localhost"
 
-# 1. Apply every patch; checkpatch each one as it is applied.
+# 1. Apply every patch, then checkpatch them all, $jobs at a time (in the
+# fully applied tree: checkpatch reads the patch, and of the tree only
+# what no patch of ours changes).
 mkdir -p "$(dirname "$report")"
 : > "$report.tmp"
 rm -f "$report.tmp.err"
@@ -119,14 +121,22 @@ for p in "${series[@]}"; do
 		exit 1
 	fi
 	commits[$n]=$(git -C "$tree" rev-parse HEAD)
-	cpout=$(cd "$tree" && perl scripts/checkpatch.pl --strict --terse \
-		--no-summary --show-types "$p" 2>&1 || true)
-	cp_err[$n]=$(grep -c ': ERROR:' <<< "$cpout" || true)
-	cp_warn[$n]=$(grep -Ec ': (WARNING|CHECK):' <<< "$cpout" || true)
-	if [ "${cp_err[$n]}" != 0 ]; then
+done
+cpdir=$(mktemp -d)
+for i in $(seq 1 "$n"); do printf '%s\t%s\n' "$i" "${series[$((i - 1))]}"; done |
+	(cd "$tree" && xargs -P "$jobs" -L1 sh -c \
+		'perl scripts/checkpatch.pl --strict --terse --no-summary \
+			--show-types "$2" > "$0/$1" 2>&1 || true' "$cpdir")
+for i in $(seq 1 "$n"); do
+	p=${series[$((i - 1))]}
+	cpout=$(cat "$cpdir/$i")
+	cp_err[$i]=$(grep -c ': ERROR:' <<< "$cpout" || true)
+	cp_warn[$i]=$(grep -Ec ': (WARNING|CHECK):' <<< "$cpout" || true)
+	if [ "${cp_err[$i]}" != 0 ]; then
 		grep ': ERROR:' <<< "$cpout" | sed "s|^|    $(basename "$p"): |" >> "$report.tmp.err"
 	fi
 done
+rm -rf "$cpdir"
 log APPLIED "${#series[@]} patches onto base ($(git -C "$tree" log -1 --format=%h base))"
 
 # 2. The config, on the fully applied series.
