@@ -500,6 +500,28 @@ static inline struct kprobe_ctlblk *get_kprobe_ctlblk(void)
 }
 
 /*
+ * A CPU's control block is shared with whatever interrupts the context
+ * that uses it: an NMI, or an int3, #DB or #MC taken inside a handler,
+ * may run a hit path over it, and leaves it as it found it (a level of
+ * its own, kprobe_push_outer() and kprobe_pop_outer()).  No other CPU
+ * touches it.  So its words are read and written whole and once, with
+ * READ_ONCE() and WRITE_ONCE(): the compiler may not tear, fuse or
+ * refetch an access that a nested hit can come between, and KCSAN's
+ * interrupt watcher knows the sharing is by design.  The status goes
+ * through these two.
+ */
+static __always_inline unsigned long kprobe_status_get(struct kprobe_ctlblk *kcb)
+{
+	return READ_ONCE(kcb->kprobe_status);
+}
+
+static __always_inline void kprobe_status_set(struct kprobe_ctlblk *kcb,
+					      unsigned long status)
+{
+	WRITE_ONCE(kcb->kprobe_status, status);
+}
+
+/*
  * Is RCU watching this CPU?  The inline form where context tracking
  * provides one (nothing a probe could recurse through).  Context:
  * preemption disabled.
@@ -548,7 +570,7 @@ static __always_inline struct kprobe *kprobe_ftrace_claim(unsigned long ip)
 		kprobe_ftrace_missed(ip);
 		return NULL;
 	}
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 	__this_cpu_write(current_kprobe, &kprobe_ftrace_claiming);
 	barrier();
 	p = get_kprobe((kprobe_opcode_t *)ip);
@@ -604,20 +626,21 @@ do {									\
 static __always_inline bool kprobe_push_outer(struct kprobe_ctlblk *kcb,
 					      struct kprobe *p)
 {
+	unsigned int top = READ_ONCE(kcb->nr_outer);
 	struct kprobe_outer *o;
 
-	if (unlikely(kcb->nr_outer >= ARRAY_SIZE(kcb->outer)))
+	if (unlikely(top >= ARRAY_SIZE(kcb->outer)))
 		return false;
-	o = &kcb->outer[kcb->nr_outer];
+	o = &kcb->outer[top];
 	/* Reserved first: a nested level takes the entry above. */
-	WRITE_ONCE(kcb->nr_outer, kcb->nr_outer + 1);
+	WRITE_ONCE(kcb->nr_outer, top + 1);
 	barrier();
 	kprobe_outer_test_point();
 	o->kp = kprobe_running();
-	o->status = kcb->kprobe_status;
-	o->saved_flags = kcb->saved_flags;
+	o->status = kprobe_status_get(kcb);
+	o->saved_flags = READ_ONCE(kcb->saved_flags);
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_REENTER;
+	kprobe_status_set(kcb, KPROBE_REENTER);
 	return true;
 }
 
@@ -627,7 +650,7 @@ static __always_inline bool kprobe_push_outer(struct kprobe_ctlblk *kcb,
  */
 static __always_inline void kprobe_pop_outer(struct kprobe_ctlblk *kcb)
 {
-	unsigned int top = kcb->nr_outer - 1;
+	unsigned int top = READ_ONCE(kcb->nr_outer) - 1;
 	struct kprobe_outer *o = &kcb->outer[top];
 	unsigned long status = o->status, flags = o->saved_flags;
 	struct kprobe *kp = o->kp;
@@ -635,8 +658,8 @@ static __always_inline void kprobe_pop_outer(struct kprobe_ctlblk *kcb)
 	barrier();
 	kprobe_outer_test_point();
 	__this_cpu_write(current_kprobe, kp);
-	kcb->kprobe_status = status;
-	kcb->saved_flags = flags;
+	kprobe_status_set(kcb, status);
+	WRITE_ONCE(kcb->saved_flags, flags);
 	o->kp = NULL;
 	/* Given back last: until here a nested level takes the entry above. */
 	barrier();
@@ -646,7 +669,7 @@ static __always_inline void kprobe_pop_outer(struct kprobe_ctlblk *kcb)
 /* Leave the current probe: back to the outer one, or to none. */
 static __always_inline void kprobe_leave(struct kprobe_ctlblk *kcb)
 {
-	if (kcb->kprobe_status == KPROBE_REENTER)
+	if (kprobe_status_get(kcb) == KPROBE_REENTER)
 		kprobe_pop_outer(kcb);
 	else
 		reset_current_kprobe();
@@ -655,8 +678,9 @@ static __always_inline void kprobe_leave(struct kprobe_ctlblk *kcb)
 /* Is the current probe's copy running from the stepping slot? */
 static __always_inline bool kprobe_stepping(struct kprobe_ctlblk *kcb)
 {
-	return kcb->kprobe_status == KPROBE_HIT_SS ||
-	       kcb->kprobe_status == KPROBE_REENTER;
+	unsigned long status = kprobe_status_get(kcb);
+
+	return status == KPROBE_HIT_SS || status == KPROBE_REENTER;
 }
 #endif /* ARCH_KPROBE_CTLBLK_OUTER */
 

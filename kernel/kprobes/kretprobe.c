@@ -60,7 +60,7 @@ static void kretprobe_return(struct rethook_node *node, void *data,
 	if (WARN_ON_ONCE(!rp) || !rp->handler)
 		return;
 	__this_cpu_write(current_kprobe, &rp->kp);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 	rp->handler(container_of(node, struct kretprobe_instance, node), regs);
 	__this_cpu_write(current_kprobe, NULL);
 }

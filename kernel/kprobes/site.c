@@ -273,7 +273,7 @@ void kprobe_busy_begin(void)
 {
 	preempt_disable();
 	__this_cpu_write(current_kprobe, &kprobe_busy_marker);
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 }
 NOKPROBE_SYMBOL(kprobe_busy_begin);
 

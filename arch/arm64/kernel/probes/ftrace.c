@@ -90,7 +90,7 @@ static nokprobe_inline void kp_ftrace_run(struct kprobe *p,
 	/* As if the bl had been stepped. */
 	regs->pc = ip + AARCH64_INSN_SIZE;
 	if (p->post_handler) {
-		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_SSDONE;
+		kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_SSDONE);
 		p->post_handler(p, regs, 0);
 	}
 }

@@ -334,7 +334,7 @@ static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb,
 					unsigned long pc)
 {
-	regs->pstate = (regs->pstate & ~KP_STEP_MASKED) | kcb->saved_flags;
+	regs->pstate = (regs->pstate & ~KP_STEP_MASKED) | READ_ONCE(kcb->saved_flags);
 	kp_set_pc(regs, pc);
 }
 
@@ -345,8 +345,8 @@ static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 				      struct kprobe_ctlblk *kcb)
 {
-	if (p->post_handler && kcb->kprobe_status != KPROBE_REENTER) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	if (p->post_handler && kprobe_status_get(kcb) != KPROBE_REENTER) {
+		kprobe_status_set(kcb, KPROBE_HIT_SSDONE);
 		p->post_handler(p, regs, 0);
 	}
 	kprobe_leave(kcb);
@@ -366,7 +366,7 @@ static nokprobe_inline void kp_simulate(struct kprobe *p, struct pt_regs *regs)
 static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
-	bool reenter = kcb->kprobe_status == KPROBE_REENTER;
+	bool reenter = kprobe_status_get(kcb) == KPROBE_REENTER;
 
 	if (p->ainsn.simulate) {
 		kp_simulate(p, regs);
@@ -381,8 +381,8 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	}
 
 	if (!reenter)
-		kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_flags = regs->pstate & KP_STEP_MASKED;
+		kprobe_status_set(kcb, KPROBE_HIT_SS);
+	WRITE_ONCE(kcb->saved_flags, regs->pstate & KP_STEP_MASKED);
 	regs->pstate |= KP_STEP_MASKED;
 	kp_set_pc(regs, (unsigned long)p->ainsn.insn);
 }
@@ -459,7 +459,7 @@ int kprobe_brk_handler(struct pt_regs *regs, unsigned long esr)
 	}
 
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_status_set(kcb, KPROBE_HIT_ACTIVE);
 
 	/* A pre_handler that returns non-zero has set regs->pc itself. */
 	if (kprobe_run_pre_handlers(p, regs)) {

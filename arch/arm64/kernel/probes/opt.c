@@ -83,7 +83,7 @@ asmlinkage void kp_detour_handler(struct optimized_kprobe *op,
 	if (unlikely(kprobe_running())) {
 		kprobes_inc_nmissed_count(site);
 	} else {
-		get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+		kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 		__this_cpu_write(current_kprobe, site);
 		opt_pre_handler(site, regs);
 		__this_cpu_write(current_kprobe, NULL);

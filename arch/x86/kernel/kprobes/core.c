@@ -667,7 +667,7 @@ static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb,
 					unsigned long ip)
 {
-	regs->flags |= kcb->saved_flags;
+	regs->flags |= READ_ONCE(kcb->saved_flags);
 	regs->ip = ip;
 }
 
@@ -679,8 +679,8 @@ static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 				      struct kprobe_ctlblk *kcb)
 {
-	if (p->post_handler && kcb->kprobe_status != KPROBE_REENTER) {
-		kcb->kprobe_status = KPROBE_HIT_SSDONE;
+	if (p->post_handler && kprobe_status_get(kcb) != KPROBE_REENTER) {
+		kprobe_status_set(kcb, KPROBE_HIT_SSDONE);
 		p->post_handler(p, regs, 0);
 	}
 	kprobe_leave(kcb);
@@ -715,7 +715,7 @@ static nokprobe_inline bool kp_may_boost(struct kprobe *p,
 static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 				       struct kprobe_ctlblk *kcb)
 {
-	bool reenter = kcb->kprobe_status == KPROBE_REENTER;
+	bool reenter = kprobe_status_get(kcb) == KPROBE_REENTER;
 
 	/* An optimized probe hit through its int3 takes the detour. */
 	if (setup_detour_execution(p, regs, reenter)) {
@@ -743,8 +743,8 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	 * int3 after it with current_kprobe still ours.
 	 */
 	if (!reenter)
-		kcb->kprobe_status = KPROBE_HIT_SS;
-	kcb->saved_flags = regs->flags & X86_EFLAGS_IF;
+		kprobe_status_set(kcb, KPROBE_HIT_SS);
+	WRITE_ONCE(kcb->saved_flags, regs->flags & X86_EFLAGS_IF);
 	regs->flags &= ~X86_EFLAGS_IF;
 	regs->ip = (unsigned long)p->ainsn.insn;
 }
@@ -886,7 +886,7 @@ int kprobe_int3_handler(struct pt_regs *regs)
 	}
 
 	__this_cpu_write(current_kprobe, p);
-	kcb->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_status_set(kcb, KPROBE_HIT_ACTIVE);
 
 	/* A pre_handler that returns non-zero has set regs->ip itself. */
 	if (kprobe_run_pre_handlers(p, regs)) {

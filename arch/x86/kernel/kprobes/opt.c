@@ -157,7 +157,7 @@ static void kp_detour_handler(struct optimized_kprobe *op,
 		kprobes_inc_nmissed_count(site);
 		goto out;
 	}
-	get_kprobe_ctlblk()->kprobe_status = KPROBE_HIT_ACTIVE;
+	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 	__this_cpu_write(current_kprobe, site);
 	opt_pre_handler(site, regs);
 	reset_current_kprobe();
