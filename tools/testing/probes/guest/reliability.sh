@@ -84,6 +84,21 @@ LOG=/results/reliability.log
 log() { echo "$*" | tee -a $LOG; }
 tap_begin /results/reliability.tap
 
+# The misses no probe can be charged with (kprobes/missed, its last
+# line: RCU not watching, recursion on the ftrace path), logged after
+# each result they changed in.  A recursion is a probe hit from the
+# ftrace path's own lookup: a bug, and this names the run it came in.
+eval "$(declare -f tap_result | sed '1s/^tap_result/lib_tap_result/')"
+anon_missed=$(tail -n 1 /sys/kernel/debug/kprobes/missed 2>/dev/null)
+tap_result() {
+	local now
+
+	lib_tap_result "$@"
+	now=$(tail -n 1 /sys/kernel/debug/kprobes/missed 2>/dev/null)
+	[ "$now" = "$anon_missed" ] || log "kprobes/missed after $2: $now"
+	anon_missed=$now
+}
+
 KPLIST=/sys/kernel/debug/kprobes/list
 KPENABLED=/sys/kernel/debug/kprobes/enabled
 OPTSYSCTL=/proc/sys/debug/kprobes-optimization
