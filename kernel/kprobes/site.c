@@ -208,6 +208,16 @@ struct kprobe kprobe_ftrace_claiming;
 static DEFINE_PER_CPU(unsigned int, kprobe_missing_ctx);
 
 /*
+ * Set while a lookup runs at the level already in kprobe_missing_ctx:
+ * an interrupt's entry code calls traceable functions before it raises
+ * preempt_count() (irq_enter_rcu() is one), so a probe on one of them
+ * hit during a lookup finds the interrupted level.  One such level is
+ * let through, as ftrace's own recursion guard lets one through (its
+ * TRANSITION bit); a second at the same level is a recursion.
+ */
+static DEFINE_PER_CPU(bool, kprobe_missing_transition);
+
+/*
  * The interrupt nesting of preempt_count() (NMI and hardirq depth,
  * softirq serving), with bit 0 set so that it is never 0.  An interrupt
  * or NMI that arrives during a lookup is one level deeper and may look
@@ -230,14 +240,17 @@ static __always_inline unsigned int kprobe_missing_level(void)
  * which takes a lookup; should a probe be hit from that lookup at the
  * same interrupt level (nothing there may be probed, so this would be a
  * bug elsewhere), the hit is counted as KPROBE_MISS_RECURSION and goes
- * no deeper.  An NMI that lands in the lookup is a level deeper and is
- * charged to its own probe.  Without RCU there is no lookup at all.
+ * no deeper.  An NMI or interrupt that lands in the lookup is a level
+ * deeper and is charged to its own probe, and so is one hit in an
+ * interrupt's entry before its level is raised (the transition, once).
+ * Without RCU there is no lookup at all.
  * Context: ftrace callback, preemption disabled.
  */
 void kprobe_ftrace_missed(unsigned long ip)
 {
 	unsigned int ctx = kprobe_missing_level();
 	unsigned int outer = __this_cpu_read(kprobe_missing_ctx);
+	bool transition = false;
 	struct kprobe *p;
 
 	if (unlikely(!kprobe_rcu_watching())) {
@@ -245,8 +258,12 @@ void kprobe_ftrace_missed(unsigned long ip)
 		return;
 	}
 	if (unlikely(outer == ctx)) {
-		this_cpu_inc(kprobe_anon_missed[KPROBE_MISS_RECURSION]);
-		return;
+		if (__this_cpu_read(kprobe_missing_transition)) {
+			this_cpu_inc(kprobe_anon_missed[KPROBE_MISS_RECURSION]);
+			return;
+		}
+		__this_cpu_write(kprobe_missing_transition, true);
+		transition = true;
 	}
 	__this_cpu_write(kprobe_missing_ctx, ctx);
 	barrier();
@@ -254,6 +271,8 @@ void kprobe_ftrace_missed(unsigned long ip)
 	if (p && !kprobe_disabled(p))
 		kprobes_inc_nmissed_count(p);
 	barrier();
+	if (transition)
+		__this_cpu_write(kprobe_missing_transition, false);
 	__this_cpu_write(kprobe_missing_ctx, outer);
 }
 NOKPROBE_SYMBOL(kprobe_ftrace_missed);
