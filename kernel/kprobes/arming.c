@@ -10,6 +10,7 @@
  * (see "Parked ftrace sites" below).
  */
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/memory.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -76,18 +77,36 @@ void kprobe_kunit_fail_filter_updates(int n)
 }
 EXPORT_SYMBOL_GPL(kprobe_kunit_fail_filter_updates);
 
-/* How many ftrace_ops hook the ftrace site @ip (ftrace's own count), or -1. */
+/*
+ * How many ftrace_ops hook the ftrace site @ip (ftrace's own count), or
+ * -1.  ftrace has one record iterator, which the arch's code update
+ * walks too (x86, with text_mutex held): a walk of ours in the middle
+ * of an update, such as the unpark work's, would move it under ftrace.
+ * While a filter update runs, the iterator may visit only the records
+ * that update changes (ftrace_update_only[] in ftrace.c): a site that
+ * is an ftrace location but was not found is looked for again after it.
+ */
 int kprobe_kunit_ftrace_hooks(unsigned long ip)
 {
 	struct ftrace_rec_iter *iter;
 	struct dyn_ftrace *rec;
+	int count = -1, tries;
 
-	for_ftrace_rec_iter(iter) {
-		rec = ftrace_rec_iter_record(iter);
-		if (rec->ip == ip)
-			return ftrace_rec_count(rec);
+	for (tries = 0; tries < 50; tries++) {
+		mutex_lock(&text_mutex);
+		for_ftrace_rec_iter(iter) {
+			rec = ftrace_rec_iter_record(iter);
+			if (rec->ip == ip) {
+				count = ftrace_rec_count(rec);
+				break;
+			}
+		}
+		mutex_unlock(&text_mutex);
+		if (count >= 0 || !ftrace_location(ip))
+			break;
+		msleep(20);
 	}
-	return -1;
+	return count;
 }
 EXPORT_SYMBOL_GPL(kprobe_kunit_ftrace_hooks);
 #endif
