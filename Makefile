@@ -14,6 +14,7 @@
 #   make kconfig-check  Debian configs give the same options with ours
 #   make check-clients  perf probe, bpftrace, bcc and BTF probe events in a
 #                  Debian guest (IMPL=base: against the base tree's own code)
+#   make ftracetest  the whole ftracetest alone (IMPL=base: on the base tree)
 #
 # Variables: ARCH=x86_64|arm64, FTRACE=test.d/kprobe/probepoint.tc,...
 # (ftracetest cases for check; "none" to skip), VERBOSE=1 (console on stdout),
@@ -194,6 +195,16 @@ check-clients: $(CLIENTS_TREE)
 	@$(HARNESS)/bench/clients-times.py $(RESULTS) $(ARCH)
 	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(CLIENTS_VARIANT) $(LOGS)/$(CLIENTS_VARIANT).log \
 		$(RESULTS)/$(CLIENTS_VARIANT).tap clients
+
+# make ftracetest: the whole ftracetest (FTRACE_ALL, every directory by
+# default) and nothing else, against our kernel or (IMPL=base) the base
+# tree's, built as make bench builds it; for changes to ftrace and the
+# tracing core (BASELINE.md).
+FTRACE_ALL	?= test.d
+.PHONY: ftracetest
+ftracetest: $(if $(filter base,$(IMPL)),base,initramfs)
+	@$(HARNESS)/ftracetest-all.sh $(ARCH) $(BUILD) $(IMPL) "$(FTRACE_ALL)" \
+		$(CHECK_TIMEOUT) $(FRAGMENTS)
 
 patches: base
 	@$(HARNESS)/series/patches.sh . $(BUILD)

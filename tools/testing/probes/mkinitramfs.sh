@@ -33,6 +33,19 @@ for applet in $applets; do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
 done
 ln -sf bash "$root/bin/sh"
+# Debian's busybox has renice but no nice, which ftracetest's onchange
+# and snapshot trigger cases run ("nice -n 1 ping ..."): the same thing
+# on renice.
+if [ ! -e "$root/bin/nice" ]; then
+	cat > "$root/bin/nice" <<-'EOF'
+	#!/bin/sh
+	# nice [-n N] COMMAND...: COMMAND with its niceness raised by N (10).
+	n=10
+	if [ "$1" = -n ]; then n=$2; shift 2; fi
+	renice -n "$n" -p $$ > /dev/null && exec "$@"
+	EOF
+	chmod +x "$root/bin/nice"
+fi
 cp -a "$out/modroot/lib/modules/." "$root/lib/modules/"
 cp -a "$src/tools/testing/selftests/ftrace" "$root/opt/ftrace"
 cp -a "$here/guest" "$root/opt/probes"
