@@ -31,6 +31,8 @@
 #                           rounds register 10,000 kprobes at function
 #                           entries one filter update each: minutes)
 #   BENCH_NO_BUILD=1        do not (re)build the base kernel
+#   BENCH_STEPS=6,8         only these numbered steps of guest/bench.sh
+#                           (default: all)
 set -euo pipefail
 
 arch=$1 build=$2
@@ -48,9 +50,9 @@ full_rounds=${BENCH_FULL_ROUNDS:-1}
 # time wasted, and under -icount their cross-CPU stress cases (callers
 # spinning on one CPU while the other waits for an IPI) take longer than
 # a boot may.  The bench does not need them.
-nokunit=kunit.enable=0
-full_args="$nokunit probes.bench_n=${BENCH_N:-20000} probes.bench_max=${BENCH_MAX:-10000} probes.bench_each=${BENCH_EACH:-1000}"
-short_args="$nokunit probes.bench_n=${BENCH_N:-20000} probes.bench_max=1000 probes.bench_each=100"
+guest_args="kunit.enable=0${BENCH_STEPS:+ probes.bench_steps=$BENCH_STEPS}"
+full_args="$guest_args probes.bench_n=${BENCH_N:-20000} probes.bench_max=${BENCH_MAX:-10000} probes.bench_each=${BENCH_EACH:-1000}"
+short_args="$guest_args probes.bench_n=${BENCH_N:-20000} probes.bench_max=1000 probes.bench_each=100"
 
 # shellcheck source=common.sh
 . "$here/common.sh"

@@ -13,6 +13,7 @@
 #                        1000 or 10000 (default)
 #   probes.bench_each=K  largest count for one-by-one (un)registration,
 #                        (1000; the base waits a grace period per probe)
+#   probes.bench_steps=1,8  run only these numbered steps (default: all)
 . /opt/probes/lib.sh
 
 OUT=/results/bench.jsonl
@@ -29,8 +30,14 @@ for arg in $(cat /proc/cmdline); do
 	probes.bench_n=*) N=${arg#*=} ;;
 	probes.bench_max=*) MAX=${arg#*=} ;;
 	probes.bench_each=*) EACH=${arg#*=} ;;
+	probes.bench_steps=*) ONLY=${arg#*=} ;;
 	esac
 done
+
+# step N: whether numbered step N is to run.
+step() {
+	[ -z "${ONLY:-}" ] || [[ ",$ONLY," == *",$1,"* ]]
+}
 
 # Milliseconds since boot, in 10 ms steps (busybox date has no %N).
 now_ms() {
@@ -99,50 +106,56 @@ drain() {
 # 1. Call cost, optimization off so that int3 probes stay breakpoints.
 #    The first command finds the probe offsets by placing and removing
 #    probes on the target; "disarm" does that and times nothing.
-echo 0 > $OPT
-echo disarm > $D/run
-for s in none kprobe_entry jprobe_entry kprobe_int3 kprobe_int3_post kretprobe \
-	 kretprobe_entry fprobe_entry fprobe_exit; do
-	drain
-	cmd "$s $N"
-done
+if step 1; then
+	echo 0 > $OPT
+	echo disarm > $D/run
+	for s in none kprobe_entry jprobe_entry kprobe_int3 kprobe_int3_post kretprobe \
+		 kretprobe_entry fprobe_entry fprobe_exit; do
+		drain
+		cmd "$s $N"
+	done
+fi
 
 # 2. Optimized kprobe: arm with optimization on, wait for the optimizer.
-echo 1 > $OPT
-if cmd "arm kprobe_opt"; then
-	opt=kprobe_opt_NOT_OPTIMIZED
-	for i in $(seq 1 100); do
-		if grep -q 'probes_bench_target+0x[0-9a-f]*.*\[OPTIMIZED\]' $KP/list; then
-			# The list says OPTIMIZED once the probe is queued for
-			# the optimizer, which patches the jump some ticks later.
-			sleep 1
-			opt=kprobe_opt
-			break
-		fi
-		sleep 0.1
+if step 2; then
+	echo 1 > $OPT
+	if cmd "arm kprobe_opt"; then
+		opt=kprobe_opt_NOT_OPTIMIZED
+		for i in $(seq 1 100); do
+			if grep -q 'probes_bench_target+0x[0-9a-f]*.*\[OPTIMIZED\]' $KP/list; then
+				# The list says OPTIMIZED once the probe is queued for
+				# the optimizer, which patches the jump some ticks later.
+				sleep 1
+				opt=kprobe_opt
+				break
+			fi
+			sleep 0.1
+		done
+		grep probes_bench_target $KP/list >> $STEPS
+		cmd "time $N $opt"
+		cmd disarm
+	fi
+	#    And K probes at once: from their registration until every site is
+	#    a jump, then their unregistration (which undoes the jumps).
+	for k in 100 1000; do
+		[ $k -le $MAX ] && cmd "optimize $k"
 	done
-	grep probes_bench_target $KP/list >> $STEPS
-	cmd "time $N $opt"
-	cmd disarm
+	echo 0 > $OPT
 fi
-#    And K probes at once: from their registration until every site is
-#    a jump, then their unregistration (which undoes the jumps).
-for k in 100 1000; do
-	[ $k -le $MAX ] && cmd "optimize $k"
-done
-echo 0 > $OPT
 
 # 3. A kprobe event with 4 fetch args, enabled in tracefs; the module
 #    times its plain loop while the event records every call.
-drain
-if echo 'p:pbench/ev4 probes_bench:probes_bench_target a=$arg1 b=$arg2:u32 c=$arg3:x64 d=$arg4:s64' \
-	>> $TRACING/kprobe_events; then
-	echo 1 > $TRACING/events/pbench/ev4/enable
-	cmd "none $N kprobe_event_4args"
-	echo 0 > $TRACING/events/pbench/ev4/enable
-	grep pbench $TRACING/kprobe_profile >> $STEPS
+if step 3; then
+	drain
+	if echo 'p:pbench/ev4 probes_bench:probes_bench_target a=$arg1 b=$arg2:u32 c=$arg3:x64 d=$arg4:s64' \
+		>> $TRACING/kprobe_events; then
+		echo 1 > $TRACING/events/pbench/ev4/enable
+		cmd "none $N kprobe_event_4args"
+		echo 0 > $TRACING/events/pbench/ev4/enable
+		grep pbench $TRACING/kprobe_profile >> $STEPS
+	fi
+	trace_reset
 fi
-trace_reset
 
 # 4. K kprobes on K distinct addresses, K = 1, 100, 1000, MAX: the batch
 #    registration and unregistration ("hold" and "release" time them),
@@ -151,63 +164,71 @@ trace_reset
 #    round: mem_per_kprobe) and 10000 (full rounds: mem_per_kprobe_10000),
 #    then K one-by-one registrations and unregistrations (up to EACH:
 #    every unregister_kprobe() waits until no hit can see its probe).
-for k in 1 100 1000 10000; do
-	[ $k -le $MAX ] || continue
-	[ $k -ge 1000 ] && settle
-	before=$(meminfo)
-	cmd "hold $k" || continue
-	case $k in
-	1000)  memfig mem_per_kprobe $k "$before" "$(meminfo)" ;;
-	10000) memfig mem_per_kprobe_10000 $k "$before" "$(meminfo)" ;;
-	esac
-	if [ $k = 1 ] || [ $k = $MAX ]; then
-		cmd "kprobe_int3 $N kprobe_int3_with_${k}_others"
-		cmd "kprobe_entry $N kprobe_entry_with_${k}_others"
-	fi
-	cmd release
-	[ $k -le $EACH ] && cmd "reg_each $k"
-done
+if step 4; then
+	for k in 1 100 1000 10000; do
+		[ $k -le $MAX ] || continue
+		[ $k -ge 1000 ] && settle
+		before=$(meminfo)
+		cmd "hold $k" || continue
+		case $k in
+		1000)  memfig mem_per_kprobe $k "$before" "$(meminfo)" ;;
+		10000) memfig mem_per_kprobe_10000 $k "$before" "$(meminfo)" ;;
+		esac
+		if [ $k = 1 ] || [ $k = $MAX ]; then
+			cmd "kprobe_int3 $N kprobe_int3_with_${k}_others"
+			cmd "kprobe_entry $N kprobe_entry_with_${k}_others"
+		fi
+		cmd release
+		[ $k -le $EACH ] && cmd "reg_each $k"
+	done
+fi
 
 # 5. Memory per kretprobe instance.
-settle
-before=$(meminfo)
-if cmd "hold_kretprobe $MAX"; then
-	memfig mem_per_kretprobe_instance "$MAX" "$before" "$(meminfo)"
-	cmd release
+if step 5; then
+	settle
+	before=$(meminfo)
+	if cmd "hold_kretprobe $MAX"; then
+		memfig mem_per_kretprobe_instance "$MAX" "$before" "$(meminfo)"
+		cmd release
+	fi
 fi
 
 # 6. fprobe registration on a glob and on MAX kernel symbols.
-cmd "fprobe_glob vfs_*"
-grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
-	sort -u | head -n $MAX > /tmp/syms
-cat /tmp/syms > $D/syms
-settle
-cmd fprobe_syms
-#    The same functions by address (names defined once, their first
-#    kallsyms address): an fprobe without the name lookup
-#    (fprobe_register_ips), and a bare ftrace_ops with a callback that
-#    does nothing (ftrace_register_ips): what ftrace itself costs.
-grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
-	sort | uniq -u | head -n $MAX > /tmp/once
-awk 'NR == FNR { want[$1] = 1; next }
-     NF == 3 && ($2 == "t" || $2 == "T") && ($3 in want) && !($3 in seen) { seen[$3] = 1; print $1 }' \
-	/tmp/once /proc/kallsyms > /tmp/addrs
-for c in ftrace_ips fprobe_ips; do
-	cat /tmp/addrs > $D/syms
+if step 6; then
+	cmd "fprobe_glob vfs_*"
+	grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+		sort -u | head -n $MAX > /tmp/syms
+	cat /tmp/syms > $D/syms
 	settle
-	cmd $c
-done
+	cmd fprobe_syms
+	#    The same functions by address (names defined once, their first
+	#    kallsyms address): an fprobe without the name lookup
+	#    (fprobe_register_ips), and a bare ftrace_ops with a callback that
+	#    does nothing (ftrace_register_ips): what ftrace itself costs.
+	grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+		sort | uniq -u | head -n $MAX > /tmp/once
+	awk 'NR == FNR { want[$1] = 1; next }
+	     NF == 3 && ($2 == "t" || $2 == "T") && ($3 in want) && !($3 in seen) { seen[$3] = 1; print $1 }' \
+		/tmp/once /proc/kallsyms > /tmp/addrs
+	for c in ftrace_ips fprobe_ips; do
+		cat /tmp/addrs > $D/syms
+		settle
+		cmd $c
+	done
+fi
 
 # 7. One fprobe on every traceable function of the kernel (by name, as
 #    in step 6; module functions and names starting with "__" left out)
 #    and on the target: its registration, and the target's hit with all
 #    of them attached (against fprobe_entry, the fprobe on the target
 #    alone).
-{ grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
-	sort -u; echo probes_bench_target; } > /tmp/syms
-cat /tmp/syms > $D/syms
-settle
-cmd "fprobe_wide $N"
+if step 7; then
+	{ grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+		sort -u; echo probes_bench_target; } > /tmp/syms
+	cat /tmp/syms > $D/syms
+	settle
+	cmd "fprobe_wide $N"
+fi
 
 # 8. K kprobes at the entries of real kernel functions, by name, as in
 #    step 4: where the kernel puts entry kprobes on ftrace, each
@@ -216,16 +237,18 @@ cmd "fprobe_wide $N"
 #    none starting with "__", none defined twice), none in the kprobe
 #    blacklist, in name order.  Last, because the base's 10,000 take
 #    many minutes: a boot that runs out of time loses only these.
-awk '{ print $2 }' $KP/blacklist | sort -u > /tmp/blacklist
-grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
-	sort | uniq -u | grep -vxFf /tmp/blacklist | head -n $MAX > /tmp/syms
-cat /tmp/syms > $D/syms
-settle
-[ $MAX -ge 1000 ] && cmd "entries 1000"
-cmd "entries_each $EACH"
-if [ $MAX -ge 10000 ]; then
+if step 8; then
+	awk '{ print $2 }' $KP/blacklist | sort -u > /tmp/blacklist
+	grep -v '\[' $TRACING/available_filter_functions | grep -v '^__' |
+		sort | uniq -u | grep -vxFf /tmp/blacklist | head -n $MAX > /tmp/syms
+	cat /tmp/syms > $D/syms
 	settle
-	cmd "entries 10000"
+	[ $MAX -ge 1000 ] && cmd "entries 1000"
+	cmd "entries_each $EACH"
+	if [ $MAX -ge 10000 ]; then
+		settle
+		cmd "entries 10000"
+	fi
 fi
 
 rmmod probes_bench
