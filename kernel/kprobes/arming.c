@@ -189,22 +189,26 @@ static bool ip_in(unsigned long ip, const unsigned long *ips, unsigned int n)
 static int kprobe_fops_refilter(struct ftrace_ops *ops, unsigned long *drop,
 				unsigned int n)
 {
-	unsigned int k = fops_index(ops), nr, i, m = 0;
-	struct kprobe_site **v = kprobe_site_collect(&nr);
+	unsigned int k = fops_index(ops), nr = 0, pos = 0, i, m = 0;
+	struct kprobe_site *s;
 	unsigned long *keep;
 	int ret;
 
+	/*
+	 * Straight from the table (kprobe_mutex keeps it still), not from a
+	 * snapshot: a snapshot that could not be allocated would look like
+	 * no site, and the filter would lose every live one.
+	 */
+	while ((s = kprobe_site_at(&pos)))
+		nr += s->fops == KPROBE_FOPS_PLAIN + k;
 	keep = kvmalloc_array(nr + KPROBE_PARK_MAX + KPROBE_STUCK_MAX,
 			      sizeof(*keep), GFP_KERNEL);
-	if (!keep) {
-		kvfree(v);
+	if (!keep)
 		return -ENOMEM;
+	for (pos = 0; (s = kprobe_site_at(&pos)); ) {
+		if (s->fops == KPROBE_FOPS_PLAIN + k)
+			keep[m++] = site_addr(s);
 	}
-	for (i = 0; i < nr; i++) {
-		if (v[i]->fops == KPROBE_FOPS_PLAIN + k)
-			keep[m++] = site_addr(v[i]);
-	}
-	kvfree(v);
 	for (i = 0; !k && i < kprobe_nr_parked; i++)
 		keep[m++] = kprobe_parked[i];
 	for (i = 0; i < kprobe_nr_stuck[k]; i++)
