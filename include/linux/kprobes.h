@@ -607,8 +607,10 @@ static __always_inline struct kprobe *kprobe_ftrace_claim(unsigned long ip)
 extern void (*kprobe_outer_test_hook)(void);
 #define kprobe_outer_test_point()					\
 do {									\
-	if (unlikely(READ_ONCE(kprobe_outer_test_hook)))		\
-		READ_ONCE(kprobe_outer_test_hook)();			\
+	void (*__hook)(void) = READ_ONCE(kprobe_outer_test_hook);	\
+									\
+	if (unlikely(__hook))						\
+		__hook();						\
 } while (0)
 #else
 #define kprobe_outer_test_point()	do { } while (0)

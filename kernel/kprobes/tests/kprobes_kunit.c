@@ -994,15 +994,20 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 #ifdef ARCH_KPROBE_CTLBLK_OUTER
 static struct kprobe kpk_outer_fake[3];
 static bool kpk_nested_ran;
+static int kpk_nested_cpu;
 
 /*
  * What an NMI that hits a probe at this point of a push or pop does: a
- * level of its own, pushed and popped.  Context: interrupts off.
+ * level of its own, pushed and popped.  Only on the test's CPU: a real
+ * reentry elsewhere passes the same point with its own control block.
+ * Context: interrupts off.
  */
 static void kpk_nested_level(void)
 {
 	struct kprobe_ctlblk *kcb = get_kprobe_ctlblk();
 
+	if (smp_processor_id() != READ_ONCE(kpk_nested_cpu))
+		return;
 	WRITE_ONCE(kprobe_outer_test_hook, NULL);
 	if (kprobe_push_outer(kcb, &kpk_outer_fake[2])) {
 		kpk_nested_ran = true;
@@ -1027,6 +1032,7 @@ static void outer_levels_survive_a_nested_level_midway(struct kunit *test)
 	kcb = get_kprobe_ctlblk();
 	ok = !kprobe_running();
 	if (ok) {
+		WRITE_ONCE(kpk_nested_cpu, smp_processor_id());
 		saved = *kcb;
 		kcb->nr_outer = 0;
 		kcb->kprobe_status = KPROBE_HIT_ACTIVE;
