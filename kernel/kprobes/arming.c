@@ -83,8 +83,11 @@ EXPORT_SYMBOL_GPL(kprobe_kunit_fail_filter_updates);
  * walks too (x86, with text_mutex held): a walk of ours in the middle
  * of an update, such as the unpark work's, would move it under ftrace.
  * While a filter update runs, the iterator may visit only the records
- * that update changes (ftrace_update_only[] in ftrace.c): a site that
- * is an ftrace location but was not found is looked for again after it.
+ * that update changes (ftrace_update_only[] in ftrace.c), walking the
+ * update's old filter, which ftrace frees after a grace period (hence
+ * the RCU read side): a site that is an ftrace location but was not
+ * found is looked for again after it.  Module text is not freed while
+ * the KUnit suites run, so the record pages stay.
  */
 int kprobe_kunit_ftrace_hooks(unsigned long ip)
 {
@@ -94,6 +97,7 @@ int kprobe_kunit_ftrace_hooks(unsigned long ip)
 
 	for (tries = 0; tries < 50; tries++) {
 		mutex_lock(&text_mutex);
+		rcu_read_lock();
 		for_ftrace_rec_iter(iter) {
 			rec = ftrace_rec_iter_record(iter);
 			if (rec->ip == ip) {
@@ -101,6 +105,7 @@ int kprobe_kunit_ftrace_hooks(unsigned long ip)
 				break;
 			}
 		}
+		rcu_read_unlock();
 		mutex_unlock(&text_mutex);
 		if (count >= 0 || !ftrace_location(ip))
 			break;
