@@ -570,9 +570,14 @@ static __always_inline struct kprobe *kprobe_ftrace_claim(unsigned long ip)
 		kprobe_ftrace_missed(ip);
 		return NULL;
 	}
-	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
+	/*
+	 * Running first, then the status, as the breakpoint path does: an
+	 * NMI in between takes its hit for a nested one, and the status it
+	 * may leave behind is overwritten here, not run with.
+	 */
 	__this_cpu_write(current_kprobe, &kprobe_ftrace_claiming);
 	barrier();
+	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 	p = get_kprobe((kprobe_opcode_t *)ip);
 	if (unlikely(!p || kprobe_disabled(p)))
 		p = NULL;

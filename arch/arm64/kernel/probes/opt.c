@@ -83,8 +83,10 @@ asmlinkage void kp_detour_handler(struct optimized_kprobe *op,
 	if (unlikely(kprobe_running())) {
 		kprobes_inc_nmissed_count(site);
 	} else {
-		kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
+		/* Running first, then the status: see kprobe_ftrace_claim(). */
 		__this_cpu_write(current_kprobe, site);
+		barrier();
+		kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 		opt_pre_handler(site, regs);
 		__this_cpu_write(current_kprobe, NULL);
 	}

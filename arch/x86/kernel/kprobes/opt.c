@@ -157,8 +157,10 @@ static void kp_detour_handler(struct optimized_kprobe *op,
 		kprobes_inc_nmissed_count(site);
 		goto out;
 	}
-	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
+	/* Running first, then the status: see kprobe_ftrace_claim(). */
 	__this_cpu_write(current_kprobe, site);
+	barrier();
+	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);
 	opt_pre_handler(site, regs);
 	reset_current_kprobe();
 out:
