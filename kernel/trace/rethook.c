@@ -60,6 +60,7 @@
 #include <linux/preempt.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -812,6 +813,17 @@ void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 }
 NOKPROBE_SYMBOL(rethook_hook);
 
+/* The link after @pos in another task's list, or NULL if it cannot be read. */
+static struct llist_node *rethook_peek_next(struct llist_node *pos)
+{
+	struct llist_node *next;
+
+	if (get_kernel_nofault(next, &pos->next))
+		return NULL;
+	return next;
+}
+NOKPROBE_SYMBOL(rethook_peek_next);
+
 /**
  * rethook_find_ret_addr() - the real return address of a hooked frame
  * @tsk: the task whose stack is unwound: current, or one not running
@@ -821,11 +833,12 @@ NOKPROBE_SYMBOL(rethook_hook);
  *
  * Another task's list may change under the walk (the task may run again)
  * and may be flushed, its area freed, between two calls of one unwind or
- * during one (the task dies: rethook_flush_task()).  So it is walked as
- * an RCU reader (areas and pools are freed after a grace period), from
- * its head at every call, and the search goes on from *@cur only if that
- * node is still on the list.  A node reused meanwhile can only give a
- * wrong address for a frame, never a walk of freed memory.
+ * during one (the task dies: rethook_flush_task()).  So it is walked
+ * with preemption off (areas and pools are freed after a grace period),
+ * from its head at every call, each word read with a fault fixup, and
+ * the search goes on from *@cur only if that node is still on the list.
+ * A node reused meanwhile can only give a wrong address for a frame,
+ * never a walk of freed memory nor a wild pointer followed.
  *
  * Context: any.
  * Return: the address the trampoline will return to, or 0 if @frame is
@@ -859,23 +872,37 @@ unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 	if (task_is_running(tsk))
 		return 0;
 
-	rcu_read_lock();
+	/*
+	 * The area stays while preemption is off (kfree_rcu()), but not what
+	 * it holds: @tsk may run again on another CPU and pop the node the
+	 * walk stands on, and the area may then give that memory to a node
+	 * of another rethook, of another size, whose data covers what was a
+	 * link.  So no word read here is trusted to point anywhere: each is
+	 * read with a fault fixup, a fault ends the walk, and the walk is
+	 * bounded.  At worst it answers wrong for a task that ran meanwhile,
+	 * as any unwind of a running task can.
+	 */
+	preempt_disable_notrace();
 	pos = rethook_pending_first(tsk, rethook_task_of(tsk));
 	if (*cur) {
 		while (pos && pos != *cur && ++n < RETHOOK_WALK_MAX)
-			pos = READ_ONCE(pos->next);
-		pos = pos == *cur ? READ_ONCE(pos->next) : NULL;
+			pos = rethook_peek_next(pos);
+		pos = pos == *cur ? rethook_peek_next(pos) : NULL;
 	}
-	for (; pos && ++n < RETHOOK_WALK_MAX; pos = READ_ONCE(pos->next)) {
+	for (; pos && ++n < RETHOOK_WALK_MAX; pos = rethook_peek_next(pos)) {
+		unsigned long f, r;
+
 		node = llist_entry(pos, struct rethook_node, llist);
-		if (READ_ONCE(node->frame) == frame &&
-		    !is_rethook_trampoline(READ_ONCE(node->ret_addr))) {
+		if (get_kernel_nofault(f, &node->frame) ||
+		    get_kernel_nofault(r, &node->ret_addr))
+			break;
+		if (f == frame && !is_rethook_trampoline(r)) {
 			*cur = pos;
-			ret = READ_ONCE(node->ret_addr);
+			ret = r;
 			break;
 		}
 	}
-	rcu_read_unlock();
+	preempt_enable_notrace();
 	return ret;
 }
 NOKPROBE_SYMBOL(rethook_find_ret_addr);
