@@ -495,6 +495,19 @@ static unsigned long kpt_nested(struct kpt_slot *s)
  * The other two are the rethook's, which goes with the probe: read them
  * into s->miss_snap while @s is registered.  Controller only.
  */
+#ifdef KPROBE_MISS_CAUSES
+/*
+ * @all - @part for two miss counters read one after the other while
+ * callers run: @part may already count a miss that @all does not yet
+ * (fprobe counts an entry miss in nmissed_entry, then in nmissed), and
+ * a difference that wrapped round would excuse any shortfall.
+ */
+static unsigned long kpt_sub(unsigned long all, unsigned long part)
+{
+	return all > part ? all - part : 0;
+}
+#endif
+
 static void kpt_misses_snap(struct kpt_slot *s)
 {
 #ifdef KPROBE_MISS_CAUSES
@@ -508,12 +521,12 @@ static void kpt_misses_snap(struct kpt_slot *s)
 		ret = (unsigned int)s->rp.nmissed;
 	} else if (s->kind == KPT_FPROBE) {
 		rh = s->fp.rethook;
-		ret = s->fp.nmissed - s->fp.nmissed_entry;
+		ret = kpt_sub(s->fp.nmissed, s->fp.nmissed_entry);
 	}
 	if (!rh)
 		return;
 	s->miss_snap[KPT_M_STOPPED] = rethook_nmissed(rh, RETHOOK_MISS_STOPPED);
-	s->miss_snap[KPT_M_RET] = ret - s->miss_snap[KPT_M_STOPPED];
+	s->miss_snap[KPT_M_RET] = kpt_sub(ret, s->miss_snap[KPT_M_STOPPED]);
 #endif
 }
 
@@ -536,7 +549,7 @@ static void kpt_misses(struct kpt_slot *s, unsigned long *m)
 	if (READ_ONCE(s->dead) && s->kind == KPT_KRETPROBE)
 		seen = (unsigned int)s->rp.nmissed;
 	else if (READ_ONCE(s->dead) && s->kind == KPT_FPROBE)
-		seen = s->fp.nmissed - s->fp.nmissed_entry;
+		seen = kpt_sub(s->fp.nmissed, s->fp.nmissed_entry);
 	if (seen > m[KPT_M_RET] + m[KPT_M_STOPPED])
 		m[KPT_M_STOPPED] = seen - m[KPT_M_RET];
 #endif
