@@ -568,6 +568,28 @@ sweep_step() {
 
 sweep_field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
+# sweep_recursion: the recursions on the ftrace path counted so far
+# (kprobes/missed, its last line): hits no probe is charged with.
+sweep_recursion() {
+	tail -n 1 /sys/kernel/debug/kprobes/missed 2>/dev/null |
+		sed -n 's/.*recursion=\([0-9]*\).*/\1/p' | grep . || echo 0
+}
+
+# sweep_bad_refusals MODE: the refused sites whose errno is not one a
+# probe there may be refused with.  At a function's entry (kprobe,
+# kretprobe, fprobe): EINVAL for a function on the kprobe blacklist,
+# ENOENT for one kallsyms does not know.  Inside a function (mid), also
+# EINVAL (text that jump labels, static calls or alternatives reserve),
+# EOPNOTSUPP (an instruction that cannot be stepped nor emulated) and
+# EILSEQ (not an instruction boundary, or a landing pad).
+sweep_bad_refusals() {
+	awk -v m="$1" 'NR == FNR { bl[$2] = 1; next }
+		{ f = $2; sub(/\+.*/, "", f) }
+		$1 == "ENOENT" || ($1 == "EINVAL" && (f in bl)) { next }
+		m == "mid" && ($1 == "EINVAL" || $1 == "EOPNOTSUPP" || $1 == "EILSEQ") { next }
+		{ print $1 " " $2 }' /results/kprobes-blacklist.txt $SWEEPFS/refused
+}
+
 # sweep MODE INDEX: one mode; the TAP line's comment carries the counts.
 sweep() {
 	local m=$1 idx=$2 name=reliability:sweep-$1 list=/results/sweep-$1.list
@@ -593,6 +615,7 @@ sweep() {
 		log "sweep-$m: $n functions (seed $((sweep_seed + idx))), batch $sweep_batch, mid_every $sweep_mid_every"
 	fi
 	ftrace0=$(wc -l < $TRACING/enabled_functions)
+	recursion0=$(sweep_recursion)
 	t0=$(date +%s)
 	if ! modprobe kprobes_sweep mode="$m" batch="$sweep_batch" \
 		seed=$((sweep_seed + idx)) mid_every="$sweep_mid_every"; then
@@ -625,17 +648,25 @@ sweep() {
 	} >> $SWEEPLOG
 	log "sweep-$m: $stats"
 	log "sweep-$m: $((t3 - t0))s; refusals listed in $SWEEPLOG"
+	bad=$(sweep_bad_refusals $m | head -n 3 | tr '\n' ';')
 	rmmod kprobes_sweep || why=${why:-"rmmod kprobes_sweep failed"}
 	sites=$(sweep_field sites "$stats") reg=$(sweep_field registered "$stats")
 	ref=$(sweep_field refused "$stats") hit=$(sweep_field hit "$stats")
 	late=$(sweep_field late "$stats")
 	left=$(($(wc -l < $KPLIST) + $(wc -l < $TRACING/enabled_functions) - ftrace0))
+	recursions=$(($(sweep_recursion) - recursion0))
 	if [ -n "$why" ]; then
 		:
 	elif [ "$(sweep_field state "$stats")" != done ]; then
 		why="the sweep did not finish: $stats"
+	elif [ "$(sweep_field funcs "$stats")" != "$n" ]; then
+		why="$n functions listed, but the module took $(sweep_field funcs "$stats")"
 	elif [ $((reg + ref)) != "$sites" ]; then
 		why="$sites sites, but $reg registered and $ref refused"
+	elif [ -n "$bad" ]; then
+		why="refused for a reason a probe there does not have: $bad"
+	elif [ "$recursions" != 0 ]; then
+		why="$recursions probe hits counted as recursions on the ftrace path (kprobes/missed)"
 	elif [ "$reg" = 0 ] || [ "$hit" = 0 ]; then
 		why="$reg registered, $hit hit: nothing was probed"
 	elif [ "$late" != 0 ]; then
