@@ -699,6 +699,16 @@ out:
 		calls += atomic_long_read(&kns_calls[i][KNS_TASK]);
 		nmi_calls += atomic_long_read(&kns_calls[i][KNS_NMI]);
 	}
+	/*
+	 * Exact counts of nothing prove nothing: the run is about NMIs that
+	 * land inside a probe's handler, and probed calls made from NMIs.
+	 */
+	if (!err && nmi_on &&
+	    (!atomic_long_read(&kns_nmis_in_handler) || !nmi_calls)) {
+		pr_err("no NMI landed in a handler (%ld) or made a probed call (%lu)\n",
+		       atomic_long_read(&kns_nmis_in_handler), nmi_calls);
+		bad++;
+	}
 	if (err)
 		pr_err("setup failed: %d\n", err);
 	pr_info("%s duration=%ds cpus=%u rounds=%ld nmis_raised=%ld+%ld nmis_handled=%ld nmis_lost=%lu nmis_in_handler=%ld nmis_in_call=%ld calls=%lu nmi_calls=%lu hits=%lu missed=%lu unseen=%ld bad_probes=%lu wrong_results=%ld sites=%s\n",
