@@ -851,9 +851,18 @@ static void ftrace_unhook_failure_is_retried(struct kunit *test)
 	kpk_init(&a, kpk_target, 1);
 	kpk_init(&b, kpk_target2, 2);
 	kpk_init(&c, kpk_recursed, 3);
+	/* The probes are on this stack: no ASSERT while one is registered. */
 	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&b.kp), 0);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&c.kp), 0);
+	if (register_kprobe(&b.kp)) {
+		KUNIT_FAIL(test, "cannot register the second probe");
+		unregister_kprobe(&a.kp);
+		return;
+	}
+	if (register_kprobe(&c.kp)) {
+		KUNIT_FAIL(test, "cannot register the third probe");
+		unregister_kprobes(two, 2);
+		return;
+	}
 	if (!kprobe_ftrace(&a.kp) || !kprobe_ftrace(&b.kp) || !kprobe_ftrace(&c.kp)) {
 		unregister_kprobe(&a.kp);
 		unregister_kprobe(&b.kp);
@@ -888,7 +897,12 @@ static void ftrace_unhook_failure_is_retried(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kprobe_kunit_ftrace_hooks(ic), 1);
 
 	/* Only the batch drop fails: the filter is rebuilt at once. */
-	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	if (register_kprobe(&a.kp)) {
+		KUNIT_FAIL(test, "cannot register the first probe again");
+		unregister_kprobe(&c.kp);
+		kprobe_kunit_unpark_now();
+		return;
+	}
 	unregister_kprobe(&a.kp);
 	kprobe_kunit_fail_filter_updates(1);
 	kprobe_kunit_unpark_now();
@@ -945,6 +959,8 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 	struct kpk_probe a;
 	unsigned int i, n = 0;
 
+	if (!IS_ENABLED(CONFIG_PROVE_RCU))
+		kunit_skip(test, "no RCU lockdep checks to probe (CONFIG_PROVE_RCU)");
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		memset(&kp[n], 0, sizeof(kp[n]));
 		kp[n].symbol_name = names[i];
@@ -956,11 +972,17 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 		else
 			unregister_kprobe(&kp[n]);
 	}
-	if (!n)
-		kunit_skip(test, "no RCU lockdep checks to probe (CONFIG_PROVE_RCU)");
+	/* With PROVE_RCU, they are there to be probed: a refusal is a failure. */
+	if (!n) {
+		KUNIT_FAIL(test, "none of the RCU lockdep checks could be probed at its ftrace site");
+		return;
+	}
 
 	kpk_init(&a, kpk_target, 1);
-	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	if (register_kprobe(&a.kp)) {
+		KUNIT_FAIL(test, "cannot register the probe on the target");
+		goto out;
+	}
 	kpk_reset();
 	atomic_set(&kpk_rcu_check_hits, 0);
 	for (i = 0; i < 10; i++)
@@ -968,6 +990,7 @@ static void probes_on_rcu_checks_do_not_recurse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 10);
 	KUNIT_EXPECT_EQ(test, a.kp.nmissed, 0UL);
 	unregister_kprobe(&a.kp);
+out:
 	for (i = 0; i < n; i++)
 		unregister_kprobe(&kp[i]);
 	/* The lockdep checks ran meanwhile, and were probed. */
