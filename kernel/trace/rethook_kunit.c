@@ -453,8 +453,8 @@ static void unwinding_a_task_after_it_died(struct kunit *test)
 		msleep(20);
 	}
 	KUNIT_ASSERT_TRUE(test, rethook_kunit_flushed(t));
-	/* Let the RCU-delayed free of the area happen. */
-	rcu_barrier();
+	/* Let the RCU-delayed free of the area happen (kfree_rcu() batches). */
+	kvfree_rcu_barrier();
 	KUNIT_EXPECT_EQ(test, rethook_find_ret_addr(t, frame, &cur), 0UL);
 	KUNIT_EXPECT_EQ(test, rethook_find_ret_addr(t, frame, &again), 0UL);
 	put_task_struct(t);
@@ -464,6 +464,13 @@ static void unwinding_a_task_after_it_died(struct kunit *test)
 
 static atomic_t rk_area_calls;
 static int rk_live_settled(void);
+
+static int rk_idle_thread(void *arg)
+{
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ / 10);
+	return 0;
+}
 
 static int rk_area_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -483,6 +490,7 @@ static void areas_come_with_the_first_rethook_and_go_after_the_last(struct kunit
 		.handler = rk_area_handler,
 	};
 	struct rk_sleeper_arg *args;
+	struct task_struct *t;
 	struct rk_sleepers *s;
 	long visits, tasks;
 
@@ -517,6 +525,13 @@ static void areas_come_with_the_first_rethook_and_go_after_the_last(struct kunit
 	rethook_kunit_release_areas();
 	KUNIT_EXPECT_EQ(test, rethook_kunit_areas(), 0L);
 	KUNIT_EXPECT_NULL(test, READ_ONCE(current->rethooks.first));
+
+	/* And a task born after the release gets none: the fork hook went. */
+	t = kthread_run(rk_idle_thread, NULL, "rk_after");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_EXPECT_NULL(test, READ_ONCE(t->rethooks.first));
+	KUNIT_EXPECT_EQ(test, rethook_kunit_areas(), 0L);
+	kthread_stop(t);
 }
 
 /*
