@@ -43,6 +43,26 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
 				  unsigned long ret_addr, struct pt_regs *regs);
 
 /**
+ * enum rethook_miss - why rethook_try_get() gave no node
+ * @RETHOOK_MISS_NO_SLOT: the task has @num calls of this rethook in
+ *	flight already, or its area and the rethook's pool are both full.
+ * @RETHOOK_MISS_STOPPED: the rethook was stopped (its owner is going).
+ * @RETHOOK_MISS_NO_RCU: RCU was not watching the CPU.
+ * @RETHOOK_MISS_NR: the number of reasons.
+ */
+enum rethook_miss {
+	RETHOOK_MISS_NO_SLOT,
+	RETHOOK_MISS_STOPPED,
+	RETHOOK_MISS_NO_RCU,
+	RETHOOK_MISS_NR,
+};
+
+struct rethook_pcpu {
+	long			inflight;
+	unsigned long		missed[RETHOOK_MISS_NR];
+};
+
+/**
  * struct rethook - a return hook shared by many calls
  * @data: the owner's cookie, passed to @handler; it never changes, so a
  *	node holder may read it at any time (see get_kretprobe()).
@@ -65,26 +85,6 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
  * owner called rethook_free() and the last hooked call has returned (or
  * its task has gone).  Don't embed it in another structure.
  */
-/**
- * enum rethook_miss - why rethook_try_get() gave no node
- * @RETHOOK_MISS_NO_SLOT: the task has @num calls of this rethook in
- *	flight already, or its area and the rethook's pool are both full.
- * @RETHOOK_MISS_STOPPED: the rethook was stopped (its owner is going).
- * @RETHOOK_MISS_NO_RCU: RCU was not watching the CPU.
- * @RETHOOK_MISS_NR: the number of reasons.
- */
-enum rethook_miss {
-	RETHOOK_MISS_NO_SLOT,
-	RETHOOK_MISS_STOPPED,
-	RETHOOK_MISS_NO_RCU,
-	RETHOOK_MISS_NR,
-};
-
-struct rethook_pcpu {
-	long			inflight;
-	unsigned long		missed[RETHOOK_MISS_NR];
-};
-
 struct rethook {
 	void			*data;
 	rethook_handler_t	handler;

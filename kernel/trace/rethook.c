@@ -68,7 +68,7 @@
 
 /* Bytes per task, header included: a kmalloc-1k object. */
 #define RETHOOK_TASK_BYTES	1024
-/* Tasks per batch when the areas of existing tasks are allocated. */
+/* Areas allocated beyond the tasks counted, for those forked during the fill. */
 #define RETHOOK_FILL_SLACK	64
 /* How long the areas stay after the last rethook went. */
 #define RETHOOK_AREAS_LINGER	(10 * HZ)
@@ -1042,7 +1042,7 @@ void rethook_kunit_stats(int *live, long *sums)
 	*sums = atomic_long_read(&rethook_nr_sums);
 }
 
-/* Task areas allocated and not freed yet (freeing may lag a grace period). */
+/* Task areas allocated and not given back yet (counted when queued for freeing). */
 long rethook_kunit_areas(void)
 {
 	return atomic_long_read(&rethook_nr_areas);
