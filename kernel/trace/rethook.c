@@ -271,22 +271,55 @@ static bool rethook_task_wants_area(struct task_struct *tsk)
 	return !READ_ONCE(tsk->rethooks.first);
 }
 
-/*
- * Give @t the next of the @n areas in @spare (*@used of them given so
- * far) if it has none.  Return: false if it wants one and none is left.
- */
-static bool rethook_task_offer(struct task_struct *t,
-			       struct rethook_task **spare, unsigned int n,
-			       unsigned int *used)
+/* Call @fn on every task, the idle tasks included, in one RCU walk. */
+static void rethook_each_task(void (*fn)(struct task_struct *t, void *arg),
+			      void *arg)
 {
+	struct task_struct *g, *t;
+	int cpu;
+
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		t = idle_task(cpu);
+		if (t)
+			fn(t, arg);
+	}
+	for_each_process_thread(g, t)
+		fn(t, arg);
+	rcu_read_unlock();
+}
+
+/* Areas to hand out in one walk: @n in @spare, @used of them given. */
+struct rethook_fill {
+	struct rethook_task	**spare;
+	unsigned int		n;
+	unsigned int		used;
+	unsigned int		wanting;
+	bool			enough;
+};
+
+/* Count @t if it has no area (a refill allocates for those only). */
+static void rethook_task_count_bare(struct task_struct *t, void *arg)
+{
+	struct rethook_fill *f = arg;
+
+	f->wanting += rethook_task_wants_area(t);
+}
+
+/* Give @t the next spare area if it has none; note when none is left. */
+static void rethook_task_offer(struct task_struct *t, void *arg)
+{
+	struct rethook_fill *f = arg;
+
 	rethook_count_visit();
 	if (!rethook_task_wants_area(t))
-		return true;
-	if (*used == n)
-		return false;
-	if (rethook_task_install(t, spare[*used]))
-		(*used)++;
-	return true;
+		return;
+	if (f->used == f->n) {
+		f->enough = false;
+		return;
+	}
+	if (rethook_task_install(t, f->spare[f->used]))
+		f->used++;
 }
 
 /*
@@ -298,48 +331,49 @@ static bool rethook_task_offer(struct task_struct *t,
  */
 static void rethook_tasks_fill(void)
 {
-	unsigned int want, n, used = 0, i;
-	struct rethook_task **spare;
-	struct task_struct *g, *t;
-	bool enough = true;
-	int cpu;
+	struct rethook_fill f = { .enough = true };
+	unsigned int want, i;
 
 	lockdep_assert_held(&rethook_tasks_lock);
 
-	if (!rethook_tasks_on &&
-	    register_trace_task_newtask(rethook_task_newtask, NULL))
-		pr_warn("no task_newtask tracepoint: new tasks get no return stack\n");
+	if (rethook_tasks_on) {
+		/*
+		 * A refill, after a fork found no memory for an area: only
+		 * the tasks that went without, not one area per thread
+		 * again, which under the same memory pressure would fail
+		 * and leave the next rethook_alloc() to try it all over.
+		 */
+		rethook_each_task(rethook_task_count_bare, &f);
+		want = f.wanting + RETHOOK_FILL_SLACK;
+	} else {
+		if (register_trace_task_newtask(rethook_task_newtask, NULL))
+			pr_warn("no task_newtask tracepoint: new tasks get no return stack\n");
+		want = READ_ONCE(nr_threads) + num_possible_cpus() +
+		       RETHOOK_FILL_SLACK;
+	}
 	WRITE_ONCE(rethook_tasks_short, false);
 
-	want = READ_ONCE(nr_threads) + num_possible_cpus() + RETHOOK_FILL_SLACK;
-	spare = kvmalloc_array(want, sizeof(*spare), GFP_KERNEL);
-	for (n = 0; spare && n < want; n++) {
-		spare[n] = rethook_task_new(GFP_KERNEL);
-		if (!spare[n])
+	f.spare = kvmalloc_array(want, sizeof(*f.spare), GFP_KERNEL);
+	for (f.n = 0; f.spare && f.n < want; f.n++) {
+		f.spare[f.n] = rethook_task_new(GFP_KERNEL);
+		if (!f.spare[f.n])
 			break;
+		cond_resched();
 	}
 
-	rcu_read_lock();
-	for_each_possible_cpu(cpu) {
-		t = idle_task(cpu);
-		if (t)
-			enough &= rethook_task_offer(t, spare, n, &used);
-	}
-	for_each_process_thread(g, t)
-		enough &= rethook_task_offer(t, spare, n, &used);
-	rcu_read_unlock();
+	rethook_each_task(rethook_task_offer, &f);
 
-	for (i = used; i < n; i++)
-		rethook_task_discard(spare[i]);
-	kvfree(spare);
-	if (!enough) {
+	for (i = f.used; i < f.n; i++)
+		rethook_task_discard(f.spare[i]);
+	kvfree(f.spare);
+	if (!f.enough) {
 		WRITE_ONCE(rethook_tasks_short, true);
 		pr_warn("out of memory: some tasks hook returns from the pools only\n");
 	}
 }
 
 /* Take @t's area back.  Context: rethook_tasks_release_fn(). */
-static void rethook_task_take_back(struct task_struct *t)
+static void rethook_task_take_back(struct task_struct *t, void *arg)
 {
 	struct llist_node *first = READ_ONCE(t->rethooks.first);
 	struct rethook_task *rt;
@@ -362,9 +396,6 @@ static void rethook_task_take_back(struct task_struct *t)
  */
 static void rethook_tasks_release_fn(struct work_struct *work)
 {
-	struct task_struct *g, *t;
-	int cpu;
-
 	mutex_lock(&rethook_tasks_lock);
 	if (rethook_nr_users || !rethook_tasks_on)
 		goto out;
@@ -374,15 +405,7 @@ static void rethook_tasks_release_fn(struct work_struct *work)
 	WRITE_ONCE(rethook_tasks_on, false);
 	WRITE_ONCE(rethook_tasks_short, false);
 
-	rcu_read_lock();
-	for_each_possible_cpu(cpu) {
-		t = idle_task(cpu);
-		if (t)
-			rethook_task_take_back(t);
-	}
-	for_each_process_thread(g, t)
-		rethook_task_take_back(t);
-	rcu_read_unlock();
+	rethook_each_task(rethook_task_take_back, NULL);
 out:
 	mutex_unlock(&rethook_tasks_lock);
 }
