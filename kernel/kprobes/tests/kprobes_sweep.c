@@ -611,6 +611,7 @@ static int sweep_register(void)
 
 static void sweep_unregister(void)
 {
+	unsigned long exits;
 	u64 t0;
 
 	sweep.missed = sweep_nmissed();
@@ -618,9 +619,15 @@ static void sweep_unregister(void)
 	sweep_unregister_all();
 	sweep.unregister_ns = ktime_get_ns() - t0;
 	sweep.armed_hits = sweep_sum(&sweep_hits);
-	/* None of our handlers may run any more: count whatever does. */
+	exits = sweep_sum(&sweep_exits);
+	/*
+	 * None of our handlers may run any more, on entry or on return (a
+	 * return hooked before the removal must not call its handler after
+	 * it): count whatever does.
+	 */
 	msleep(100);
-	sweep.late_hits = sweep_sum(&sweep_hits) - sweep.armed_hits;
+	sweep.late_hits = sweep_sum(&sweep_hits) - sweep.armed_hits +
+			  sweep_sum(&sweep_exits) - exits;
 	sweep.state = SWEEP_DONE;
 }
 
