@@ -628,8 +628,12 @@ static int kns_main(void *unused)
 		}
 		kns_probes[i].registered = true;
 	}
-	/* Give the optimizer time to replace the int3 of kp-mid-opt. */
-	for (i = 0; i < 100 && !kns_sites_ok(sites, sizeof(sites)); i++)
+	/*
+	 * Give the optimizer time to replace the int3 of kp-mid-opt: it
+	 * waits for RCU Tasks first, which on a debug kernel under
+	 * emulation can take tens of seconds.
+	 */
+	for (i = 0; i < 600 && !kns_sites_ok(sites, sizeof(sites)); i++)
 		schedule_timeout_interruptible(HZ / 10);
 	sites_ok = kns_sites_ok(sites, sizeof(sites));
 	if (!sites_ok) {
