@@ -455,6 +455,27 @@ static void ftrace_unhook_plain(unsigned long *ips, unsigned int n, bool park)
 	ftrace_unhook(&kprobe_fops_plain, ips, n);
 }
 
+/*
+ * Is one of @ips still hooked on the other ops than @k: stuck there, or
+ * parked on the plain ops (once kprobe_ftrace_unpark() could not drop
+ * it)?  ftrace would then call kprobe_ftrace_handler() for it twice per
+ * call, and every handler of the site would run twice.
+ * Context: kprobe_mutex held.
+ */
+static bool hooked_on_the_other_ops(unsigned int k, unsigned long *ips,
+				    unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (ip_in(ips[i], kprobe_stuck[!k], kprobe_nr_stuck[!k]))
+			return true;
+		if (k && parked_index(ips[i]) != kprobe_nr_parked)
+			return true;
+	}
+	return false;
+}
+
 /* The ops an ftrace site's hook belongs on, from its handlers now. */
 static u8 site_fops_wanted(struct kprobe_site *s)
 {
@@ -495,14 +516,17 @@ static int ftrace_sites(struct kprobe_site **sites, unsigned int n, bool arm,
 			if (s->nr_live)
 				park_group = false;
 		}
-		if (!k && arm) {
+		/* Never hooked on both ops at once. */
+		if (k && arm && cnt)
+			kprobe_ftrace_unpark();
+		if (arm && hooked_on_the_other_ops(k, ips, cnt)) {
+			/* ftrace could not drop the other hook (yet). */
+			ret = -EBUSY;
+		} else if (!k && arm) {
 			ret = ftrace_hook_plain(ips, cnt);
 		} else if (!k) {
 			ftrace_unhook_plain(ips, cnt, park_group);
 		} else {
-			/* Never hooked on both ops at once. */
-			if (arm && cnt)
-				kprobe_ftrace_unpark();
 			if (!arm) {
 				ftrace_unhook(&kprobe_fops_ipmodify, ips, cnt);
 			} else {

@@ -931,6 +931,80 @@ static void ftrace_unhook_failure_is_retried(struct kunit *test)
 	kprobe_kunit_unpark_now();
 }
 
+/*
+ * A hook ftrace could not drop from one ops stays there ("stuck"): the
+ * same site must not be hooked on the other ops meanwhile, or each call
+ * runs its handlers twice.  Its registration is refused until the old
+ * hook is gone.
+ */
+static void stuck_hook_keeps_the_site_off_the_other_ops(struct kunit *test)
+{
+	unsigned int users[2], stuck[2];
+	struct kpk_probe a, b, c;
+	int ret;
+
+	kpk_init(&a, kpk_target, 1);
+	kpk_init(&c, kpk_target2, 3);
+	/* The probes are on this stack: no ASSERT while one is registered. */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	if (register_kprobe(&c.kp)) {
+		KUNIT_FAIL(test, "cannot register the second probe");
+		unregister_kprobe(&a.kp);
+		return;
+	}
+	if (!kprobe_ftrace(&a.kp) || !kprobe_ftrace(&c.kp)) {
+		unregister_kprobe(&a.kp);
+		unregister_kprobe(&c.kp);
+		kunit_skip(test, "the test functions' entries are not ftrace sites");
+	}
+	kprobe_kunit_unpark_now();
+	/*
+	 * Parked on the plain ops (which c keeps registered); its drop and
+	 * the rebuild of the filter both fail: stuck there.
+	 */
+	unregister_kprobe(&a.kp);
+	kprobe_kunit_fail_filter_updates(2);
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fail_filter_updates(0);
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, stuck[0], 1U);
+
+	/*
+	 * A post_handler puts the site on the ipmodify ops; the retry of
+	 * the stuck hook before that fails again: refused.
+	 */
+	kpk_init(&b, kpk_target, 2);
+	b.kp.post_handler = kpk_post;
+	kprobe_kunit_fail_filter_updates(2);
+	ret = register_kprobe(&b.kp);
+	kprobe_kunit_fail_filter_updates(0);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	if (!ret) {
+		kpk_reset();
+		kpk_call(1);
+		kunit_info(test, "hooked on both ops: one call counted %d\n",
+			   atomic_read(&kpk_hits));
+		unregister_kprobe(&b.kp);
+	}
+
+	/* Once ftrace can drop the stuck hook, it registers, hit once. */
+	kprobe_kunit_unpark_now();
+	kprobe_kunit_fops_users(users, stuck);
+	KUNIT_EXPECT_EQ(test, stuck[0], 0U);
+	kpk_init(&b, kpk_target, 2);
+	b.kp.post_handler = kpk_post;
+	if (register_kprobe(&b.kp)) {
+		KUNIT_FAIL(test, "cannot register the probe once the hook went");
+	} else {
+		kpk_reset();
+		kpk_call(1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 101);
+		unregister_kprobe(&b.kp);
+	}
+	unregister_kprobe(&c.kp);
+	kprobe_kunit_unpark_now();
+}
+
 static atomic_t kpk_rcu_check_hits;
 
 static int kpk_count_pre(struct kprobe *p, struct pt_regs *regs)
@@ -1004,6 +1078,11 @@ static void parked_entry_hook_is_silent_and_rearms(struct kunit *test)
 }
 
 static void ftrace_unhook_failure_is_retried(struct kunit *test)
+{
+	kunit_skip(test, "no kprobes on ftrace");
+}
+
+static void stuck_hook_keeps_the_site_off_the_other_ops(struct kunit *test)
 {
 	kunit_skip(test, "no kprobes on ftrace");
 }
@@ -1191,6 +1270,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
 	KUNIT_CASE(ftrace_unhook_failure_is_retried),
+	KUNIT_CASE(stuck_hook_keeps_the_site_off_the_other_ops),
 	KUNIT_CASE(probes_on_rcu_checks_do_not_recurse),
 	KUNIT_CASE(outer_levels_survive_a_nested_level_midway),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
