@@ -521,6 +521,33 @@ static __always_inline void kprobe_status_set(struct kprobe_ctlblk *kcb,
 	WRITE_ONCE(kcb->kprobe_status, status);
 }
 
+/**
+ * kprobe_run_post_handler() - run the post_handlers at a hit probe site
+ * @p: what get_kprobe() returned for the hit address
+ * @regs: registers after the probed instruction
+ * @kcb: this CPU's control block, whose status becomes KPROBE_HIT_SSDONE
+ *	if a post_handler runs
+ *
+ * The site's post_handler is the core's fan-out while some user has a
+ * post_handler, and NULL otherwise; the core changes it while the site
+ * is armed (a user with one joins or leaves: kprobe_site_update_post()).
+ * So it is read once here, and what was read is called: a second read
+ * could find the NULL that a concurrent unregistration just stored.
+ * Context: as kprobe_run_pre_handlers().
+ */
+static __always_inline void kprobe_run_post_handler(struct kprobe *p,
+						    struct pt_regs *regs,
+						    struct kprobe_ctlblk *kcb)
+{
+	kprobe_post_handler_t post = READ_ONCE(p->post_handler);
+
+	if (!post)
+		return;
+	kprobe_race_window();
+	kprobe_status_set(kcb, KPROBE_HIT_SSDONE);
+	post(p, regs, 0);
+}
+
 /*
  * Is RCU watching this CPU?  The inline form where context tracking
  * provides one (nothing a probe could recurse through).  Context:

@@ -174,6 +174,11 @@ void kprobe_site_update_solo(struct kprobe_site *s);
 void kprobe_site_want_post(struct kprobe *kp);
 struct kprobe_site *kprobe_user_site(struct kprobe *p);
 
+#if defined(CONFIG_KPROBES_RACE_WINDOW) && IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/* site.c, for the KUnit suite: called in every race window. */
+extern void (*kprobe_race_test_hook)(void);
+#endif
+
 /* arming.c: patching the text, in batches */
 int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n);
 #ifdef CONFIG_KPROBES_ON_FTRACE

@@ -18,6 +18,12 @@ DEFINE_STATIC_KEY_FALSE(kprobe_race_key);
 static unsigned int kprobe_race_us;
 static DEFINE_MUTEX(kprobe_race_lock);
 
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/* KUnit: what happens on another CPU while a hit waits in the window. */
+void (*kprobe_race_test_hook)(void);
+EXPORT_SYMBOL_GPL(kprobe_race_test_hook);
+#endif
+
 /**
  * kprobes_set_race_window() - widen the window between hit and handler
  * @us: microseconds every hit waits, 0 to stop
@@ -48,7 +54,12 @@ EXPORT_SYMBOL_GPL(kprobes_set_race_window);
 noinline void kprobe_race_wait(void)
 {
 	unsigned int us = READ_ONCE(kprobe_race_us);
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+	void (*hook)(void) = READ_ONCE(kprobe_race_test_hook);
 
+	if (hook)
+		hook();
+#endif
 	if (us)
 		udelay(us);
 }

@@ -7,6 +7,7 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -14,7 +15,7 @@
 #include <linux/module.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) || defined(CONFIG_ARM64)
 #include <asm/insn.h>
 #endif
 #include "../internal.h"
@@ -466,6 +467,95 @@ static void post_handler_joins_boosted_site(struct kunit *test)
 static void mid_instruction_is_eilseq(struct kunit *test)
 {
 	kunit_skip(test, "instruction boundaries are checked on x86 only");
+}
+#endif
+
+#if defined(CONFIG_KPROBES_RACE_WINDOW)
+/*
+ * The site whose post_handler a hit is to lose, and whether the hit has
+ * run its pre_handlers (then the arch has read, or is about to read,
+ * the post_handler; the next race window is between that and the call).
+ */
+static struct kprobe *kpk_drop_post_site;
+static bool kpk_drop_post_now;
+
+static int kpk_pre_then_drop_post(struct kprobe *p, struct pt_regs *regs)
+{
+	WRITE_ONCE(kpk_drop_post_now, true);
+	return kpk_pre(p, regs);
+}
+
+/* What the last user with a post_handler leaving does to the site. */
+static void kpk_drop_post(void)
+{
+	struct kprobe *site = READ_ONCE(kpk_drop_post_site);
+
+	if (site && READ_ONCE(kpk_drop_post_now)) {
+		WRITE_ONCE(site->post_handler, NULL);
+		WRITE_ONCE(kpk_drop_post_site, NULL);
+	}
+}
+
+/* One hit at @addr that loses the site's post_handler after its check. */
+static void kpk_post_goes_mid_hit(struct kunit *test, void *addr)
+{
+	struct kpk_probe t;
+	int ret;
+
+	kpk_init(&t, addr, 1);
+	t.kp.pre_handler = kpk_pre_then_drop_post;
+	t.kp.post_handler = kpk_post;
+	ret = register_kprobe(&t.kp);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (ret)
+		return;
+	preempt_disable();
+	WRITE_ONCE(kpk_drop_post_site, get_kprobe(t.kp.addr));
+	preempt_enable();
+	WRITE_ONCE(kpk_drop_post_now, false);
+	kpk_reset();
+	kpk_call(1);
+	/* The hit called the fan-out it had checked: the user's handler. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 101);
+	KUNIT_EXPECT_NULL(test, READ_ONCE(kpk_drop_post_site));
+	WRITE_ONCE(kpk_drop_post_site, NULL);
+	unregister_kprobe(&t.kp);
+}
+
+/*
+ * A site's post_handler goes to NULL when its last user with one leaves
+ * (kprobe_site_update_post()), while the site may still be hit.  A hit
+ * that checked it and read it again to call it called NULL: arm64's
+ * ftrace path did, and the ftrace-site unregister test oopsed once in
+ * a few runs on a loaded host.  Here the hook of the race window does
+ * what the leaving user does, exactly between the check and the call,
+ * on the ftrace path and the breakpoint path.
+ */
+static void post_handler_may_go_mid_hit(struct kunit *test)
+{
+	void *body = NULL;
+
+#ifdef CONFIG_X86
+	body = (void *)kpk_insn_at(kpk_target, 9, 1);
+#elif defined(CONFIG_ARM64)
+	if (ftrace_location((unsigned long)kpk_target))
+		body = (void *)ftrace_location((unsigned long)kpk_target) +
+		       AARCH64_INSN_SIZE;
+#endif
+	kprobes_set_race_window(1);
+	WRITE_ONCE(kprobe_race_test_hook, kpk_drop_post);
+	kpk_post_goes_mid_hit(test, kpk_target);
+	if (body)
+		kpk_post_goes_mid_hit(test, body);
+	WRITE_ONCE(kprobe_race_test_hook, NULL);
+	kprobes_set_race_window(0);
+	if (!body)
+		kunit_skip(test, "no breakpoint site known in kpk_target here");
+}
+#else
+static void post_handler_may_go_mid_hit(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_KPROBES_RACE_WINDOW");
 }
 #endif
 
@@ -1268,6 +1358,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(landing_pad_offsets_are_eilseq),
 	KUNIT_CASE(stacked_kretprobes_see_the_real_return_address),
 	KUNIT_CASE(post_handler_joins_boosted_site),
+	KUNIT_CASE(post_handler_may_go_mid_hit),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
 	KUNIT_CASE(ftrace_unhook_failure_is_retried),
 	KUNIT_CASE(stuck_hook_keeps_the_site_off_the_other_ops),

@@ -89,10 +89,7 @@ static nokprobe_inline void kp_ftrace_run(struct kprobe *p,
 		return;
 	/* As if the bl had been stepped. */
 	regs->pc = ip + AARCH64_INSN_SIZE;
-	if (p->post_handler) {
-		kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_SSDONE);
-		p->post_handler(p, regs, 0);
-	}
+	kprobe_run_post_handler(p, regs, get_kprobe_ctlblk());
 }
 
 /**

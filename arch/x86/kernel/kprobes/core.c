@@ -679,10 +679,8 @@ static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 				      struct kprobe_ctlblk *kcb)
 {
-	if (p->post_handler && kprobe_status_get(kcb) != KPROBE_REENTER) {
-		kprobe_status_set(kcb, KPROBE_HIT_SSDONE);
-		p->post_handler(p, regs, 0);
-	}
+	if (kprobe_status_get(kcb) != KPROBE_REENTER)
+		kprobe_run_post_handler(p, regs, kcb);
 	kprobe_leave(kcb);
 }
 

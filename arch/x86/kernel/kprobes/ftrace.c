@@ -62,10 +62,7 @@ void kprobe_ftrace_handler(unsigned long ip, unsigned long parent_ip,
 
 	/* As if the fentry nop had been stepped. */
 	regs->ip = ip + MCOUNT_INSN_SIZE;
-	if (p->post_handler) {
-		kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_SSDONE);
-		p->post_handler(p, regs, 0);
-	}
+	kprobe_run_post_handler(p, regs, get_kprobe_ctlblk());
 	regs->ip = resume;
 done:
 	reset_current_kprobe();
