@@ -328,6 +328,10 @@ splat=$SPLAT_RE
 if grep -qE "$splat" "$splat_log"; then
 	emit fail "console:no-kernel-splat" "$(grep -m1 -E "$splat" "$splat_log" | tr -d '\r' | cut -c1-120)"
 	grep -m3 -B2 -A25 -E "$splat" "$splat_log" | sed 's/^/#   /' >> "$body"
+	# The first one, for whoever only sees this output (CI): the
+	# registers and the call trace say where it was.
+	grep -m1 -B4 -A40 -E "$splat" "$splat_log" | tr -d '\r' | cut -c1-160 |
+		sed 's/^/  SPLAT    /'
 else
 	emit ok "console:no-kernel-splat"
 fi
