@@ -174,6 +174,40 @@ static unsigned int kprobe_nr_stuck[2];
 static void kprobe_unpark_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kprobe_unpark_work, kprobe_unpark_work_fn);
 
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+/*
+ * KUnit: while held, the work item runs only when a case asks for it
+ * (kprobe_kunit_unpark_now()), so a slow guest cannot run it in the
+ * middle of a case that looks at parked or stuck hooks.
+ */
+static bool kprobe_unpark_held;
+
+void kprobe_kunit_hold_unpark(bool hold)
+{
+	WRITE_ONCE(kprobe_unpark_held, hold);
+	if (!hold)
+		schedule_delayed_work(&kprobe_unpark_work, KPROBE_PARK_DELAY);
+}
+EXPORT_SYMBOL_GPL(kprobe_kunit_hold_unpark);
+
+static bool kprobe_unpark_is_held(void)
+{
+	return READ_ONCE(kprobe_unpark_held);
+}
+#else
+static bool kprobe_unpark_is_held(void)
+{
+	return false;
+}
+#endif
+
+/* Drop the parked and stuck hooks a little later. */
+static void kprobe_unpark_later(void)
+{
+	if (!kprobe_unpark_is_held())
+		schedule_delayed_work(&kprobe_unpark_work, KPROBE_PARK_DELAY);
+}
+
 static bool ip_in(unsigned long ip, const unsigned long *ips, unsigned int n)
 {
 	unsigned int i;
@@ -306,7 +340,7 @@ static void ftrace_unhook(struct ftrace_ops *ops, unsigned long *ips,
 		kprobe_stuck[k][kprobe_nr_stuck[k]++] = ips[i];
 		room--;
 	}
-	schedule_delayed_work(&kprobe_unpark_work, KPROBE_PARK_DELAY);
+	kprobe_unpark_later();
 }
 
 /*
@@ -445,8 +479,7 @@ static void ftrace_unhook_plain(unsigned long *ips, unsigned int n, bool park)
 		memcpy(&kprobe_parked[kprobe_nr_parked], ips, n * sizeof(*ips));
 		kprobe_nr_parked += n;
 		if (park)
-			schedule_delayed_work(&kprobe_unpark_work,
-					      KPROBE_PARK_DELAY);
+			kprobe_unpark_later();
 		else
 			kprobe_ftrace_unpark();
 		return;

@@ -188,6 +188,7 @@ void kprobe_ftrace_unpark(void);
 void kprobe_kunit_fail_filter_updates(int n);
 int kprobe_kunit_ftrace_hooks(unsigned long ip);
 void kprobe_kunit_unpark_now(void);
+void kprobe_kunit_hold_unpark(bool hold);
 void kprobe_kunit_fops_users(unsigned int *users, unsigned int *stuck);
 #endif
 #else

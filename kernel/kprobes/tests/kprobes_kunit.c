@@ -1375,8 +1375,32 @@ static struct kunit_case kprobes_core_cases[] = {
 	{}
 };
 
+#ifdef CONFIG_KPROBES_ON_FTRACE
+/*
+ * The cases look at parked and stuck ftrace hooks and drop them when
+ * they choose (kprobe_kunit_unpark_now()): the work item that drops
+ * them by itself a second later must not run in the middle of one, as
+ * it could on a slow guest.
+ */
+static int kpk_suite_init(struct kunit_suite *suite)
+{
+	kprobe_kunit_hold_unpark(true);
+	return 0;
+}
+
+static void kpk_suite_exit(struct kunit_suite *suite)
+{
+	kprobe_kunit_hold_unpark(false);
+}
+#else
+#define kpk_suite_init	NULL
+#define kpk_suite_exit	NULL
+#endif
+
 static struct kunit_suite kprobes_core_suite = {
 	.name = "kprobes_core",
+	.suite_init = kpk_suite_init,
+	.suite_exit = kpk_suite_exit,
 	.test_cases = kprobes_core_cases,
 };
 kunit_test_suite(kprobes_core_suite);
