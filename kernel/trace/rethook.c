@@ -713,7 +713,17 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 	enum rethook_miss why;
 
 	preempt_disable_notrace();
-	/* rethook_free() relies on RCU: this must be a read-side section. */
+	/*
+	 * rethook_free() relies on RCU: this must be a read-side section.
+	 * Where RCU is not watching, only the miss is counted, in @rh all
+	 * the same.  fprobe's ftrace callback may get here so, and
+	 * unregister_fprobe() waits for every CPU to schedule
+	 * (synchronize_rcu_tasks_rude(), ftrace's or its own) before it
+	 * calls rethook_free(), so @rh is still there.  A kretprobe's
+	 * entry does not: int3 makes RCU watch, kprobe_ftrace_claim()
+	 * checks, and text that runs without RCU is noinstr, which no
+	 * kprobe (nor its detour buffer) may patch.
+	 */
 	if (unlikely(!rethook_rcu_watching())) {
 		why = RETHOOK_MISS_NO_RCU;
 		goto miss;
