@@ -217,6 +217,22 @@ for c in $(git -C "$repo" rev-list --reverse HEAD); do
 		}
 	done
 	hold_lines "$export_dir/t" "$subject"
+	# The overlay reads the kernel paths, MAINTAINERS and, of the
+	# harness, only the edits and the list of deleted files.  A tree
+	# that is the same as the last commit's in those (a commit that
+	# changed only the harness or the docs outside the kernel) gives
+	# the same kernel tree: skip the overlay and "git add" of the
+	# whole kernel tree, which are most of the time of this loop.
+	find "$export_dir/t/tools/testing/probes" -mindepth 1 -maxdepth 1 \
+		! -name edits ! -name deleted-files -exec rm -rf {} + 2>/dev/null || true
+	rm -f "$export_dir/t/README.md" "$export_dir/t/Makefile"
+	rm -rf "$export_dir/t/.ci"
+	if [ -d "$export_dir/prev" ] && diff -rq "$export_dir/prev" "$export_dir/t" >/dev/null 2>&1; then
+		[ -n "${is_fold[$c]:-}" ] && folded=$((folded + 1))
+		continue
+	fi
+	rm -rf "$export_dir/prev"
+	cp -a "$export_dir/t" "$export_dir/prev"
 	QUIET=1 "$here/overlay.sh" "$export_dir/t" "$build" "$tree" >/dev/null
 	# Debian's .gitignore ignores every new top-level path: add by force
 	# (the series tree holds no build output; builds are out of tree).
