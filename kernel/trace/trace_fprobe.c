@@ -1179,10 +1179,9 @@ static int tfp_parse(int argc, const char *argv[])
 		expanded = NULL;
 		goto out;
 	}
-	if (nargs > MAX_TRACE_ARGS) {
-		err = -E2BIG;
+	err = traceprobe_check_nr_args(nargs);
+	if (err)
 		goto out;
-	}
 	argv = expanded ? expanded : argv + 2;
 
 	err = traceprobe_expand_dentry_args(nargs, argv, &dentry_buf);

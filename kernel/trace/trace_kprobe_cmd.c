@@ -197,7 +197,7 @@ int kev_create_argv(int argc, const char *argv[])
 		argv = xargv;
 		argc = xargc;
 	}
-	ret = argc > MAX_TRACE_ARGS ? -E2BIG :
+	ret = traceprobe_check_nr_args(argc) ?:
 	      traceprobe_expand_dentry_args(argc, argv, &dbuf);
 	if (ret)
 		goto out;

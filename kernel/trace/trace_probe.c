@@ -104,6 +104,7 @@ static const char *tp_err_text[TP_NR_ERRORS] = {
 	[TP_ERR_USED_ARG_NAME]		= "This argument name is already used",
 	[TP_ERR_ARG_TOO_LONG]		= "Argument expression is too long",
 	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
+	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
 	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
 	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
 	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
@@ -222,6 +223,24 @@ void __trace_probe_log_err(int offset, int err)
 	tracing_log_err(NULL, tp_log.subsystem, cmd, tp_err_text, err,
 			pos + offset);
 	kfree(cmd);
+}
+
+/**
+ * traceprobe_check_nr_args - refuse a command with too many arguments
+ * @nr: its fetch arguments, "$arg*" expanded
+ *
+ * A refusal is logged under the command's first argument (its third
+ * word), as upstream's error_log shows it.  Context: under
+ * dyn_event_ops_mutex, with the command's log open.
+ *
+ * Return: 0, or -E2BIG for more than MAX_TRACE_ARGS.
+ */
+int traceprobe_check_nr_args(int nr)
+{
+	if (nr <= MAX_TRACE_ARGS)
+		return 0;
+	trace_probe_log_set_index(2);
+	return tp_fail(0, TOO_MANY_ARGS, -E2BIG);
 }
 
 /* ------------------------------------------------------------------ */

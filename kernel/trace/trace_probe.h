@@ -498,6 +498,7 @@ const char **traceprobe_expand_meta_args(int argc, const char *argv[], int *new_
 					 char *buf, int bufsize,
 					 struct traceprobe_parse_context *ctx);
 int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf);
+int traceprobe_check_nr_args(int nr);
 int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *argv,
 			       struct traceprobe_parse_context *ctx);
 void traceprobe_finish_parse(struct traceprobe_parse_context *ctx);
@@ -591,6 +592,7 @@ enum trace_probe_error {
 	TP_ERR_USED_ARG_NAME,
 	TP_ERR_ARG_TOO_LONG,
 	TP_ERR_NO_ARG_BODY,
+	TP_ERR_TOO_MANY_ARGS,
 	/* registration */
 	TP_ERR_BAD_INSN_BNDRY,
 	TP_ERR_FAIL_REG_PROBE,
