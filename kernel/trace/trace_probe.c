@@ -105,6 +105,7 @@ static const char *tp_err_text[TP_NR_ERRORS] = {
 	[TP_ERR_ARG_TOO_LONG]		= "Argument expression is too long",
 	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
 	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
+	[TP_ERR_CPU_NOT_KERNEL]		= "this_cpu_*() is only for kernel probes",
 	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
 	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
 	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
@@ -634,6 +635,20 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		insn->op = FETCH_OP_COMM;
 		return 0;
 	}
+	len = str_has_prefix(name, "current");
+	if (len && (!name[len] || name[len] == '-' || name[len] == '.')) {
+		/* a kernel address: of no use to a uprobe, which reads user memory */
+		if (!(ctx->flags & TPARG_FL_KERNEL))
+			goto bad;
+		if (!name[len]) {
+			insn->op = FETCH_OP_CURRENT;
+			return 0;
+		}
+		/* "$current->member": a task_struct pointer, typed by BTF */
+		if (!IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS))
+			return tp_inval(ctx->offset, NOSUP_BTFARG);
+		return tp_parse_btf_arg(var, prog, ctx);
+	}
 	if (ctx->flags & TPARG_FL_TEVENT)
 		goto bad;
 
@@ -796,6 +811,64 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 	return 0;
 }
 
+/*
+ * "this_cpu_ptr(EXPR)" and "this_cpu_read(EXPR)", as the kernel's macros:
+ * EXPR is the __percpu address of a per-CPU variable (for "@SYM", the
+ * per-CPU symbol SYM itself, not the memory at its address), and the
+ * value is the address of this CPU's copy, or what that copy holds.
+ */
+static int parse_this_cpu(char *arg, struct fetch_prog *prog,
+			  struct traceprobe_parse_context *ctx)
+{
+	int base = ctx->offset, len, ret;
+	struct fetch_insn *insn;
+	char *inner, *close;
+	bool read;
+
+	len = str_has_prefix(arg, "this_cpu_read(");
+	read = len;
+	if (!len)
+		len = str_has_prefix(arg, "this_cpu_ptr(");
+	if (!(ctx->flags & TPARG_FL_KERNEL))
+		return tp_inval(base, CPU_NOT_KERNEL);
+
+	inner = arg + len;
+	close = strrchr(inner, ')');
+	if (!close)
+		return tp_inval(base + len + strlen(inner), DEREF_OPEN_BRACE);
+	if (close[1])
+		return tp_inval(base + (close + 1 - arg), BAD_FETCH_ARG);
+	*close = '\0';
+	ctx->offset = base + len;
+	ret = parse_expr(inner, prog, ctx);
+	if (ret)
+		return ret;
+	ctx->offset = base;
+
+	insn = prog_cur(prog);
+	if (inner[0] == '@' && !isdigit(inner[1]) && insn->op == FETCH_OP_DEREF) {
+		/* the symbol is the variable: take its address, do not read it */
+		insn->op = FETCH_OP_NOP;
+		prog->cur--;
+	} else if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA) {
+		return tp_inval(base + len, COMM_CANT_DEREF);
+	}
+
+	insn = prog_next_or_log(prog, base);
+	if (!insn)
+		return -EINVAL;
+	insn->op = FETCH_OP_CPU_PTR;
+	if (read) {
+		insn = prog_next_or_log(prog, base);
+		if (!insn)
+			return -EINVAL;
+		insn->op = FETCH_OP_DEREF;
+		insn->offset = 0;
+	}
+	ctx->last_type = NULL;
+	return 0;
+}
+
 /* "\IMM" or "\"STRING\"": a constant. */
 static int parse_immediate(char *arg, struct fetch_prog *prog,
 			   struct traceprobe_parse_context *ctx)
@@ -877,6 +950,11 @@ static int parse_expr(char *arg, struct fetch_prog *prog,
 	default:
 		if (!isalpha(arg[0]) && arg[0] != '_')
 			break;
+		if (str_has_prefix(arg, "this_cpu_read(") ||
+		    str_has_prefix(arg, "this_cpu_ptr(")) {
+			ret = parse_this_cpu(arg, prog, ctx);
+			break;
+		}
 		/* a parameter name, known from BTF */
 		if (!tparg_is_function_entry(ctx->flags) &&
 		    !tparg_is_function_return(ctx->flags))

@@ -149,7 +149,7 @@ static nokprobe_inline u32 update_data_loc(u32 loc, int consumed)
  * Instructions of a fetch program.  A program is an array of struct
  * fetch_insn terminated by FETCH_OP_END and always has this shape:
  *
- *   [FETCH_NOP_SYMBOL] LOAD (DEREF|UDEREF)* STORE [MOD_BF] [LP_ARRAY] END
+ *   [FETCH_NOP_SYMBOL] LOAD (DEREF|UDEREF|CPU_PTR)* STORE [MOD_BF] [LP_ARRAY] END
  *
  * LOAD ops produce one unsigned long; the probe front end executes them
  * (they depend on its context), everything after LOAD is executed by
@@ -168,9 +168,12 @@ enum fetch_op {
 	FETCH_OP_FOFFS,		/* file offset .immediate (uprobe) */
 	FETCH_OP_DATA,		/* address of allocated .data */
 	FETCH_OP_EDATA,		/* saved entry data at .offset */
+	FETCH_OP_CURRENT,	/* the current task_struct (address) */
 	/* DEREF: value = *(value + .offset) */
 	FETCH_OP_DEREF,		/* from kernel memory */
 	FETCH_OP_UDEREF,	/* from user memory */
+	/* value = this CPU's copy of the per-CPU variable at value */
+	FETCH_OP_CPU_PTR,
 	/* STORE: write the value into the record */
 	FETCH_OP_ST_RAW,	/* the value itself, .size bytes */
 	FETCH_OP_ST_MEM,	/* .size bytes at value + .offset */
@@ -593,6 +596,7 @@ enum trace_probe_error {
 	TP_ERR_ARG_TOO_LONG,
 	TP_ERR_NO_ARG_BODY,
 	TP_ERR_TOO_MANY_ARGS,
+	TP_ERR_CPU_NOT_KERNEL,
 	/* registration */
 	TP_ERR_BAD_INSN_BNDRY,
 	TP_ERR_FAIL_REG_PROBE,

@@ -61,8 +61,9 @@ static int query_btf_context(struct traceprobe_parse_context *ctx)
 	struct btf *btf;
 	s32 nr = 0;
 
+	/* a BTF without a prototype is vmlinux's, for $current */
 	if (ctx->btf)
-		return 0;
+		return ctx->proto ? 0 : -ENOENT;
 	proto = ctx->funcname ? btf_find_func_proto(ctx->funcname, &btf) : NULL;
 	if (!proto)
 		return ctx->funcname ? -ENOENT : -EINVAL;
@@ -198,11 +199,13 @@ static const struct btf_type *btf_member(const struct btf_type *t,
 }
 
 /*
- * Follow "a.b->c..." from a pointer of BTF type @t.  Members joined by
- * '.' add up into one offset; each pointer hop ('->', and the start)
- * costs one DEREF.
+ * Follow "a.b->c..." from a pointer of BTF type @t, or from a pointer to
+ * @pointee when that is given (the pointer has no BTF type of its own).
+ * Members joined by '.' add up into one offset; each pointer hop ('->',
+ * and the start) costs one DEREF.
  */
 static int btf_parse_members(char *name, const struct btf_type *t,
+			     const struct btf_type *pointee,
 			     struct fetch_prog *prog,
 			     struct traceprobe_parse_context *ctx)
 {
@@ -211,12 +214,15 @@ static int btf_parse_members(char *name, const struct btf_type *t,
 	int arrow;
 	u32 bits, tid;
 
-	for (; name; ctx->last_type = t) {
-		if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
-			return tp_inval(ctx->offset, NO_PTR_STRCT);
-		t = btf_type_skip_modifiers(ctx->btf, t->type, &tid);
-		if (!t)
-			return tp_inval(ctx->offset, BAD_BTF_TID);
+	for (; name; ctx->last_type = t, pointee = NULL) {
+		if (!pointee) {
+			if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
+				return tp_inval(ctx->offset, NO_PTR_STRCT);
+			pointee = btf_type_skip_modifiers(ctx->btf, t->type, &tid);
+			if (!pointee)
+				return tp_inval(ctx->offset, BAD_BTF_TID);
+		}
+		t = pointee;
 
 		/* one hop: members up to the next "->" */
 		for (bits = 0, arrow = 0; name && !arrow; name = rest) {
@@ -241,6 +247,46 @@ static int btf_parse_members(char *name, const struct btf_type *t,
 	return 0;
 }
 
+/*
+ * "$current->member...": the current task, as a struct task_struct
+ * pointer.  Its BTF is the probed function's (a module's BTF holds
+ * vmlinux's types too), else vmlinux's, so that a probe without a
+ * function (an address, an eprobe) can use it.
+ */
+static int btf_parse_current(char *name, struct fetch_prog *prog,
+			     struct traceprobe_parse_context *ctx)
+{
+	const struct btf_type *task;
+	char *members = NULL;
+	struct btf *btf;
+	int arrow;
+	s32 id;
+
+	arrow = btf_split_member(name, &members, ctx);
+	if (arrow < 0)
+		return arrow;
+	if (!arrow)
+		return tp_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
+
+	if (!ctx->btf && query_btf_context(ctx) < 0) {
+		btf = bpf_get_btf_vmlinux();
+		if (IS_ERR_OR_NULL(btf))
+			return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
+		btf_get(btf);
+		ctx->btf = btf;
+	}
+	id = btf_find_by_name_kind(ctx->btf, "task_struct", BTF_KIND_STRUCT);
+	task = id > 0 ? btf_type_by_id(ctx->btf, id) : NULL;
+	if (!task)
+		return tp_inval(ctx->offset, BAD_BTF_TID);
+
+	prog_cur(prog)->op = FETCH_OP_CURRENT;
+	ctx->last_bitoffs = 0;
+	ctx->last_bitsize = 0;
+	ctx->offset += members - name;
+	return btf_parse_members(members, NULL, task, prog, ctx);
+}
+
 /* A function parameter (or $retval) named by BTF, with members. */
 int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 		     struct traceprobe_parse_context *ctx)
@@ -250,6 +296,9 @@ int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 	char *members = NULL;
 	int arrow, i, ret;
 	u32 tid;
+
+	if (str_has_prefix(name, "$current"))
+		return btf_parse_current(name, prog, ctx);
 
 	/* no function, no BTF prototype to look the name up in */
 	arrow = ctx->funcname ? btf_split_member(name, &members, ctx) : -EINVAL;
@@ -271,7 +320,7 @@ int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 		return 0;
 	}
 
-	if (!ctx->btf) {
+	if (!ctx->proto) {
 		ret = query_btf_context(ctx);
 		if (ret < 0 || !ctx->nr_params)
 			return tp_fail(ctx->offset, NO_BTF_ENTRY, -ENOENT);
@@ -308,7 +357,7 @@ found:
 	if (!members)
 		return 0;
 	ctx->offset += members - name;
-	return btf_parse_members(members, t, prog, ctx);
+	return btf_parse_members(members, t, NULL, prog, ctx);
 }
 
 /* A BTF bitfield member the user gave no type for. */

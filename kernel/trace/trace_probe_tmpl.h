@@ -74,6 +74,8 @@ process_common_fetch_insn(struct fetch_insn *code, unsigned long *val)
 		*val = code->immediate;
 	else if (code->op == FETCH_OP_COMM)
 		*val = (unsigned long)current->comm;
+	else if (code->op == FETCH_OP_CURRENT)
+		*val = (unsigned long)current;
 	else if (code->op == FETCH_OP_DATA)
 		*val = (unsigned long)code->data;
 	else
@@ -85,6 +87,24 @@ static nokprobe_inline bool fetch_op_is_string_store(enum fetch_op op)
 {
 	return op == FETCH_OP_ST_STRING || op == FETCH_OP_ST_USTRING ||
 	       op == FETCH_OP_ST_SYMSTR;
+}
+
+/* The ops of the dereference stage, between LOAD and STORE. */
+static nokprobe_inline bool fetch_op_is_step(enum fetch_op op)
+{
+	return op == FETCH_OP_DEREF || op == FETCH_OP_UDEREF ||
+	       op == FETCH_OP_CPU_PTR;
+}
+
+/*
+ * This CPU's copy of the per-CPU variable whose __percpu address is @val.
+ * The probe handlers run with preemption off, so the CPU cannot change
+ * under the caller; raw_cpu_ptr() is this_cpu_ptr() without the check
+ * that says so, which would itself be traced on a debug kernel.
+ */
+static nokprobe_inline unsigned long fetch_cpu_ptr(unsigned long val)
+{
+	return (unsigned long)raw_cpu_ptr((void __percpu *)val);
 }
 
 /* Follow one DEREF/UDEREF: *@val = *(*@val + offset). */
@@ -219,8 +239,11 @@ process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val,
 	int ret = 0, total = 0;
 
 	/* Dereference stage: recognised by the op, so no bound is needed. */
-	for (st = code; st->op == FETCH_OP_DEREF || st->op == FETCH_OP_UDEREF;
-	     st++) {
+	for (st = code; fetch_op_is_step(st->op); st++) {
+		if (st->op == FETCH_OP_CPU_PTR) {
+			val = fetch_cpu_ptr(val);
+			continue;
+		}
 		ptr = val;
 		ret = fetch_follow(st, &val);
 		if (ret)
