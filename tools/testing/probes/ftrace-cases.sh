@@ -3,7 +3,8 @@
 #
 # Expand a comma-separated list of ftracetest cases and directories
 # (relative to tools/testing/selftests/ftrace) into one case a line, in
-# ftracetest's own order.  Cases listed in known-base-bugs whose buggy file
+# ftracetest's own order.  A case "probes/PATH" is one of our selftests,
+# tools/testing/selftests/probes/PATH, given by its path in the guest.  Cases listed in known-base-bugs whose buggy file
 # is still the base's text go to SKIP_FILE as TAP skip lines instead.
 #
 # Usage: ftrace-cases.sh SRC_DIR LIST SKIP_FILE > cases
@@ -27,7 +28,15 @@ while read -r a c reason; do
 done < "$here/known-env-failures"
 
 for c in ${list//,/ }; do
-	if [ -d "$dir/$c" ]; then
+	if [ "${c#probes/}" != "$c" ]; then
+		# one of our own selftests (tools/testing/selftests/probes),
+		# where the guest has them
+		[ -f "$here/../selftests/$c" ] || {
+			echo "ftrace-cases: no such case $c" >&2
+			exit 1
+		}
+		echo "/opt/probes/selftests/${c#probes/}"
+	elif [ -d "$dir/$c" ]; then
 		(cd "$dir" && find "$c" -name '*.tc' | sort)
 	elif [ -f "$dir/$c" ]; then
 		echo "$c"
