@@ -246,8 +246,12 @@ process_fetch_insn_bottom(struct fetch_insn *code, unsigned long val,
 		}
 		ptr = val;
 		ret = fetch_follow(st, &val);
-		if (ret)
+		if (ret) {
+			/* the STORE says how to mark the slot as faulted */
+			while (fetch_op_is_step(st->op))
+				st++;
 			break;
+		}
 		last_deref = st;
 	}
 
