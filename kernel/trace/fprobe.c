@@ -67,8 +67,6 @@
 /* Calls of one fprobe that may wait for their exit in a task, by default. */
 #define FPROBE_DEFAULT_DEPTH	32
 
-/* Up to this many names, resolve each by itself (kallsyms binary search). */
-#define FPROBE_SYMS_ONE_BY_ONE	32
 
 /* Spare entry_data slots per CPU: one per ftrace recursion context. */
 #define FPROBE_SPARE_SLOTS	(TRACE_CTX_TRANSITION + 1)
@@ -569,17 +567,6 @@ static int fprobe_resolve_syms(const char **syms, int num, unsigned long *addrs)
 {
 	const char **sorted;
 	int i, n, ret;
-
-	if (num <= FPROBE_SYMS_ONE_BY_ONE) {
-		for (i = 0; i < num; i++) {
-			addrs[i] = kallsyms_lookup_name(syms[i]);
-			if (!addrs[i] || !ftrace_location(addrs[i]))
-				break;
-		}
-		/* All found: done.  Otherwise a duplicate name may be traceable. */
-		if (i == num)
-			return num;
-	}
 
 	sorted = kvmalloc_array(num, sizeof(*sorted), GFP_KERNEL);
 	if (!sorted)
