@@ -8,12 +8,14 @@
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
@@ -260,6 +262,95 @@ static void fc_test_syms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_fprobe_syms(&fp, many, n), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, fprobe_is_registered(&fp));
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_ip), 0);
+}
+
+/* Every fifth traceable kernel symbol's name, for fc_test_lookup_paths(). */
+struct fc_sample {
+	struct kunit	*test;
+	const char	**names;
+	unsigned int	n, max, seen;
+};
+
+static int fc_sample_name(void *data, const char *name, unsigned long addr)
+{
+	struct fc_sample *c = data;
+	size_t len = strlen(name) + 1;
+	char *copy;
+
+	if (!ftrace_location(addr) || c->seen++ % 5)
+		return 0;
+	copy = kunit_kmalloc(c->test, len, GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	strscpy(copy, name, len);
+	c->names[c->n++] = copy;
+	return c->n == c->max;
+}
+
+static int fc_sample_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char * const *)a, *(const char * const *)b);
+}
+
+/*
+ * ftrace_lookup_symbols() looks a short list up name by name and a long
+ * one (over 1,024 names) in one walk of every symbol: the two must give
+ * each name the same address, its traceable symbol of lowest address
+ * (the names here include static functions that several files define),
+ * and both refuse a list with a name given twice or with a name that
+ * has no symbol.
+ */
+static void fc_test_lookup_paths(struct kunit *test)
+{
+	struct fc_sample c = { .test = test, .max = 3000 };
+	unsigned long *walk, *each;
+	unsigned int i, n, off, wrong = 0;
+	char absent[KSYM_NAME_LEN + 1];
+	const char *keep;
+
+	c.names = kunit_kcalloc(test, c.max, sizeof(*c.names), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c.names);
+	KUNIT_ASSERT_GE(test, kallsyms_on_each_symbol(fc_sample_name, &c), 0);
+	sort(c.names, c.n, sizeof(*c.names), fc_sample_cmp, NULL);
+	for (i = 1, n = 1; i < c.n; i++)
+		if (strcmp(c.names[i], c.names[n - 1]))
+			c.names[n++] = c.names[i];
+	KUNIT_ASSERT_GT(test, n, 2048);
+
+	walk = kunit_kcalloc(test, n, sizeof(*walk), GFP_KERNEL);
+	each = kunit_kcalloc(test, n, sizeof(*each), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, walk);
+	KUNIT_ASSERT_NOT_NULL(test, each);
+	KUNIT_ASSERT_EQ(test, ftrace_lookup_symbols(c.names, n, walk), 0);
+	for (off = 0; off < n; off += 500)
+		KUNIT_ASSERT_EQ(test, ftrace_lookup_symbols(c.names + off,
+							    min(500U, n - off),
+							    each + off), 0);
+	for (i = 0; i < n; i++) {
+		if (walk[i] == each[i] && ftrace_location(walk[i]))
+			continue;
+		if (!wrong++)
+			kunit_info(test, "%s: walk %pS (%lx), by name %pS (%lx)\n",
+				   c.names[i], (void *)walk[i], walk[i],
+				   (void *)each[i], each[i]);
+	}
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+
+	/* A name given twice: short and long. */
+	keep = c.names[1];
+	c.names[1] = c.names[0];
+	KUNIT_EXPECT_EQ(test, ftrace_lookup_symbols(c.names, 2, each), -ESRCH);
+	KUNIT_EXPECT_EQ(test, ftrace_lookup_symbols(c.names, n, walk), -ESRCH);
+	c.names[1] = keep;
+
+	/* A name with no symbol, still in sorted order: short and long. */
+	keep = c.names[n / 2];
+	snprintf(absent, sizeof(absent), "%s\x01", keep);
+	c.names[n / 2] = absent;
+	KUNIT_EXPECT_EQ(test, ftrace_lookup_symbols(c.names + n / 2, 1, each),
+			-ESRCH);
+	KUNIT_EXPECT_EQ(test, ftrace_lookup_symbols(c.names, n, walk), -ESRCH);
+	c.names[n / 2] = keep;
 }
 
 /* entry_data of several sizes goes from each entry to its own exit. */
@@ -784,6 +875,7 @@ static void fc_test_stacked_exits(struct kunit *test)
 static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_glob),
 	KUNIT_CASE(fc_test_syms),
+	KUNIT_CASE(fc_test_lookup_paths),
 	KUNIT_CASE(fc_test_entry_data),
 	KUNIT_CASE(fc_test_skip_exit),
 	KUNIT_CASE(fc_test_disable),
