@@ -24,20 +24,26 @@
  * tracepoint, however many probes use it: it is connected when the first
  * armed probe arrives and disconnected when the last one leaves.
  *
- * A tracepoint probe is in one of two states:
+ * A probe is armed (its fprobe registered, a tprobe's stub connected) only
+ * while its event is enabled, for a trace instance or for perf: a defined
+ * event that nobody records costs its functions nothing, not even the
+ * ftrace call of a disabled fprobe.  Definition only checks that the
+ * target exists; enabling arms every probe of the event and fails if one
+ * cannot be armed; disabling the last user disarms them.
  *
- *   bound    ->tpoint points to the tracepoint, the fprobe is registered
- *            (armed) and the stub connected;
+ * A tracepoint probe is also in one of two states:
+ *
+ *   bound    ->tpoint points to the tracepoint: armed while enabled;
  *   waiting  ->tpoint is NULL: the tracepoint is in a module that is not
  *            loaded (yet, or any more).  Nothing is registered.
  *
  * The tracepoint module notifier moves probes between the two states: a
  * module going away unbinds every probe bound to one of its tracepoints
  * (which then waits for it), a module coming binds every waiting probe
- * whose tracepoint it carries.  Deleting a waiting probe has nothing to
- * unregister.  Whether the event is enabled is kept on the trace_probe
- * flags and does not change with the module: a probe that is enabled while
- * it waits starts tracing as soon as it is bound.
+ * whose tracepoint it carries and arms it if its event is enabled.
+ * Whether the event is enabled is kept on the trace_probe flags and does
+ * not change with the module: a probe that is enabled while it waits
+ * starts tracing as soon as it is bound.
  *
  * Locking: every change to the probes (create, delete, enable, disable,
  * bind, unbind) is made under event_mutex; creation also runs under
@@ -54,6 +60,8 @@
 #define pr_fmt(fmt)	"trace_fprobe: " fmt
 
 #include <linux/fprobe.h>
+#include <linux/ftrace.h>
+#include <linux/glob.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -88,7 +96,7 @@ enum tfp_kind {
  * @symbol:	function filter (fprobe) or tracepoint name (tprobe)
  * @kind:	entry, exit or tracepoint probe
  * @maxactive:	MAXACT of an exit probe, 0 for the fprobe default
- * @armed:	@fp is registered
+ * @armed:	@fp is registered (only while the event is enabled)
  * @tpoint:	bound tracepoint of a tprobe, NULL while it waits for it
  * @tpmod:	module that owns @tpoint, NULL for a built-in tracepoint
  * @tp:		the trace_probe (arguments and event); must be last
@@ -419,9 +427,6 @@ static void tfp_setup_fprobe(struct trace_fprobe *tf)
 	} else {
 		tf->fp.entry_handler = tfp_on_entry;
 	}
-
-	if (!trace_probe_is_enabled(&tf->tp))
-		tf->fp.flags |= FPROBE_FL_DISABLED;
 }
 
 /*
@@ -548,22 +553,69 @@ static void tfp_disarm(struct trace_fprobe *tf)
 		tracepoint_probe_unregister(tpoint, tpoint->probestub, NULL);
 }
 
-/* Let the probes of an event record (or stop recording). */
-static void tfp_event_set_live(struct trace_probe *tp, bool live)
+/* kallsyms walker: does a traceable function match the glob @data? */
+static int tfp_glob_hit(void *data, const char *name, unsigned long addr)
+{
+	return glob_match(data, name) && ftrace_location(addr);
+}
+
+/**
+ * tfp_check_target - can the function probe @tf be armed?
+ * @tf: a function probe, not armed
+ *
+ * What tfp_arm() would find, without registering anything: a plain name
+ * must name a function, traceable; a pattern must match one.
+ *
+ * Context: process.
+ * Return: 0, -ENOENT for a name that no symbol has, or -EINVAL when
+ * nothing traceable matches.
+ */
+static int tfp_check_target(struct trace_fprobe *tf)
+{
+	const char *sym = tf->symbol;
+	unsigned long addr;
+
+	if (tfp_is_pattern(sym)) {
+		if (kallsyms_on_each_symbol(tfp_glob_hit, (void *)sym) ||
+		    module_kallsyms_on_each_symbol(NULL, tfp_glob_hit,
+						   (void *)sym))
+			return 0;
+		return -EINVAL;
+	}
+	if (!kallsyms_lookup_name(sym))
+		return -ENOENT;
+	return ftrace_lookup_symbols(&sym, 1, &addr) ? -EINVAL : 0;
+}
+
+/* Disarm every probe of an event: it is no longer enabled anywhere. */
+static void tfp_event_disarm(struct trace_probe *tp)
 {
 	struct trace_probe *pos;
+
+	list_for_each_entry(pos, trace_probe_probe_list(tp), list)
+		tfp_disarm(tp_to_tfp(pos));
+}
+
+/*
+ * Arm every probe of an event that is (now) enabled, but a tprobe still
+ * waiting for its module.  On an error the caller undoes the enabling and
+ * disarms the event if nothing else has it enabled.
+ */
+static int tfp_event_arm(struct trace_probe *tp)
+{
+	struct trace_probe *pos;
+	int err;
 
 	list_for_each_entry(pos, trace_probe_probe_list(tp), list) {
 		struct trace_fprobe *tf = tp_to_tfp(pos);
 
-		/* An unarmed probe picks the state up when it is armed. */
-		if (!tf->armed)
+		if (tf->armed || (tfp_is_tprobe(tf) && !tf->tpoint))
 			continue;
-		if (live)
-			enable_fprobe(&tf->fp);
-		else
-			disable_fprobe(&tf->fp);
+		err = tfp_arm(tf);
+		if (err)
+			return err;
 	}
+	return 0;
 }
 
 /*
@@ -584,23 +636,34 @@ static int tfp_event_reg(struct trace_event_call *call, enum trace_reg type,
 	switch (type) {
 	case TRACE_REG_REGISTER:
 		err = trace_probe_add_file(tp, file);
-		if (!err)
-			tfp_event_set_live(tp, true);
+		if (err)
+			break;
+		err = tfp_event_arm(tp);
+		if (err) {
+			trace_probe_remove_file(tp, file);
+			if (!trace_probe_is_enabled(tp))
+				tfp_event_disarm(tp);
+		}
 		break;
 	case TRACE_REG_UNREGISTER:
 		err = trace_probe_remove_file(tp, file);
 		if (!err && !trace_probe_is_enabled(tp))
-			tfp_event_set_live(tp, false);
+			tfp_event_disarm(tp);
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
-		tfp_event_set_live(tp, true);
+		err = tfp_event_arm(tp);
+		if (err) {
+			trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
+			if (!trace_probe_is_enabled(tp))
+				tfp_event_disarm(tp);
+		}
 		break;
 	case TRACE_REG_PERF_UNREGISTER:
 		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
 		if (!trace_probe_is_enabled(tp))
-			tfp_event_set_live(tp, false);
+			tfp_event_disarm(tp);
 		break;
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
@@ -688,6 +751,8 @@ static void tfp_module_coming(struct module *mod)
 
 		tf->tpoint = q.found;
 		tf->tpmod = mod;
+		if (!trace_probe_is_enabled(&tf->tp))
+			continue;
 		err = tfp_arm(tf);
 		if (err) {
 			pr_warn("cannot attach %s/%s to %s:%s (%d)\n",
@@ -837,6 +902,22 @@ static int tfp_join_conflict(struct trace_fprobe *tf, struct trace_fprobe *to,
 	return tfp_duplicates(to, tf) ? TP_ERR_SAME_PROBE : -1;
 }
 
+/*
+ * Check a new probe as its arming would, without arming it: its @SYM
+ * arguments, and a function probe's target.
+ */
+static int tfp_check_new(struct trace_fprobe *tf)
+{
+	int err;
+
+	err = security_locked_down(LOCKDOWN_KPROBES);
+	if (!err)
+		err = tfp_resolve_args(tf);
+	if (!err && !tfp_is_tprobe(tf))
+		err = tfp_check_target(tf);
+	return err;
+}
+
 /* Add @tf as one more probe of the existing event of @to. */
 static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
 {
@@ -849,18 +930,18 @@ static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
 		return -EEXIST;
 	}
 
+	/* Checked before it joins: nothing to undo if it is refused. */
+	err = tfp_check_new(tf);
+	if (err)
+		return err;
 	err = trace_probe_append(&tf->tp, &to->tp);
 	if (err)
 		return err;
 
-	if (!tfp_is_tprobe(tf) || tf->tpoint) {
+	/* A new probe of an enabled event records at once. */
+	if (trace_probe_is_enabled(&tf->tp) &&
+	    (!tfp_is_tprobe(tf) || tf->tpoint)) {
 		err = tfp_arm(tf);
-		if (err) {
-			trace_probe_unlink(&tf->tp);
-			return err;
-		}
-	} else {
-		err = tfp_resolve_args(tf);
 		if (err) {
 			trace_probe_unlink(&tf->tp);
 			return err;
@@ -880,7 +961,7 @@ static void tfp_init_event_call(struct trace_fprobe *tf)
 	call->class->reg = tfp_event_reg;
 }
 
-/* Create the trace event of @tf and arm it (unless it waits). */
+/* Create the trace event of @tf, not enabled, so not armed. */
 static int tfp_new_event(struct trace_fprobe *tf)
 {
 	int err;
@@ -899,10 +980,7 @@ static int tfp_new_event(struct trace_fprobe *tf)
 		return err;
 	}
 
-	if (!tfp_is_tprobe(tf) || tf->tpoint)
-		err = tfp_arm(tf);
-	else
-		err = tfp_resolve_args(tf);	/* report bad @SYM now */
+	err = tfp_check_new(tf);
 	if (err) {
 		trace_probe_unregister_event_call(&tf->tp);
 		return err;
