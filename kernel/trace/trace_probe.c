@@ -105,7 +105,7 @@ static const char *tp_err_text[TP_NR_ERRORS] = {
 	[TP_ERR_ARG_TOO_LONG]		= "Argument expression is too long",
 	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
 	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
-	[TP_ERR_CPU_NOT_KERNEL]		= "this_cpu_*() is only for kernel probes",
+	[TP_ERR_NOSUP_PERCPU]		= "Per-cpu variable access is only for kernel probes",
 	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
 	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
 	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
@@ -830,7 +830,7 @@ static int parse_this_cpu(char *arg, struct fetch_prog *prog,
 	if (!len)
 		len = str_has_prefix(arg, "this_cpu_ptr(");
 	if (!(ctx->flags & TPARG_FL_KERNEL))
-		return tp_inval(base, CPU_NOT_KERNEL);
+		return tp_inval(base, NOSUP_PERCPU);
 
 	inner = arg + len;
 	close = strrchr(inner, ')');
