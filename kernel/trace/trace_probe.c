@@ -106,6 +106,12 @@ static const char *tp_err_text[TP_NR_ERRORS] = {
 	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
 	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
 	[TP_ERR_NOSUP_PERCPU]		= "Per-cpu variable access is only for kernel probes",
+	[TP_ERR_TYPECAST_REQ_FIELD]	= "Typecast requires a field access",
+	[TP_ERR_TOO_MANY_NESTED]	= "Too many nested typecasts/dereferences",
+	[TP_ERR_TYPECAST_SYM_OFFSET]	= "@SYM+/-OFFSET with typecast needs parentheses",
+	[TP_ERR_TYPECAST_NOT_ALIGNED]	= "Typecast field option is not byte-aligned",
+	[TP_ERR_TYPECAST_BAD_ARROW]	= "Typecast field option does not support -> operator",
+	[TP_ERR_NO_EVENT_FIELD]		= "This event field is not found.",
 	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
 	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
 	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
@@ -869,6 +875,104 @@ static int parse_this_cpu(char *arg, struct fetch_prog *prog,
 	return 0;
 }
 
+/* Typecasts one inside another, at most (as upstream). */
+#define TP_MAX_NESTED_CASTS	8
+
+/*
+ * Where the fetch argument after a typecast ends: after the ')' that
+ * closes a parenthesized one, else at its first "->".
+ */
+static char *typecast_var_end(char *var)
+{
+	int depth = 0;
+	char *p;
+
+	if (var[0] != '(') {
+		p = strstr(var, "->");
+		return p ? p : var + strlen(var);
+	}
+	for (p = var; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && !--depth)
+			return p + 1;
+	}
+	return NULL;
+}
+
+/*
+ * "(STRUCT[,FIELD[.FIELD...]])VAR->MEMBER...": VAR, a pointer, taken as
+ * a pointer to struct STRUCT (with FIELD, to that member of one, as
+ * container_of() does), whose members BTF then names.  VAR is a name (an
+ * eprobe's field needs no '$') or any fetch argument in parentheses,
+ * another typecast included.  A '(' not followed by a C identifier is
+ * an invalid fetch argument, as it was before typecasts.
+ */
+static int parse_typecast(char *arg, struct fetch_prog *prog,
+			  struct traceprobe_parse_context *ctx)
+{
+	int base = ctx->offset, ret;
+	char *close, *var, *end, *p;
+	struct ftrace_event_field *field;
+	struct fetch_insn *insn;
+
+	/* not "(NAME" with a C identifier: no typecast, as before 7.x */
+	for (p = arg + 1; isalnum(*p) || *p == '_'; p++)
+		;
+	if (!(isalpha(arg[1]) || arg[1] == '_') || (*p != ')' && *p != ','))
+		return tp_inval(base, BAD_FETCH_ARG);
+
+	if (!(ctx->flags & TPARG_FL_KERNEL) ||
+	    !IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) ||
+	    !((ctx->flags & TPARG_FL_TEVENT) ||
+	      tparg_is_function_entry(ctx->flags) ||
+	      tparg_is_function_return(ctx->flags)))
+		return tp_inval(base, NOSUP_BTFARG);
+	if (ctx->nested >= TP_MAX_NESTED_CASTS)
+		return tp_inval(base, TOO_MANY_NESTED);
+
+	close = strchr(arg, ')');
+	if (!close)
+		return tp_inval(base + strlen(arg), DEREF_OPEN_BRACE);
+	*close = '\0';
+	var = close + 1;
+	end = typecast_var_end(var);
+	if (!end)
+		return tp_inval(base + (var - arg) + strlen(var),
+				DEREF_OPEN_BRACE);
+	if (!str_has_prefix(end, "->"))
+		return tp_inval(base + (end - arg), TYPECAST_REQ_FIELD);
+	if (var[0] == '@' && !isdigit(var[1]) && strpbrk(var, "+-") < end)
+		return tp_inval(base + (var - arg), TYPECAST_SYM_OFFSET);
+	*end = '\0';
+	if (var[0] == '(') {
+		var++;
+		end[-1] = '\0';
+	}
+
+	ctx->offset = base + (var - arg);
+	if ((ctx->flags & TPARG_FL_TEVENT) && (isalpha(var[0]) || var[0] == '_')) {
+		field = tevent_field(ctx, var);
+		if (!field)
+			return tp_inval(ctx->offset, NO_EVENT_FIELD);
+		insn = prog_cur(prog);
+		insn->op = FETCH_OP_TP_ARG;
+		insn->data = field;
+	} else {
+		ctx->nested++;
+		ret = parse_expr(var, prog, ctx);
+		ctx->nested--;
+		if (ret)
+			return ret;
+		insn = prog_cur(prog);
+		if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA)
+			return tp_inval(ctx->offset, COMM_CANT_DEREF);
+	}
+
+	return tp_parse_btf_typecast(arg + 1, base + 1, end + 2,
+				     base + (end + 2 - arg), prog, ctx);
+}
+
 /* "\IMM" or "\"STRING\"": a constant. */
 static int parse_immediate(char *arg, struct fetch_prog *prog,
 			   struct traceprobe_parse_context *ctx)
@@ -946,6 +1050,9 @@ static int parse_expr(char *arg, struct fetch_prog *prog,
 		break;
 	case '\\':
 		ret = parse_immediate(arg, prog, ctx);
+		break;
+	case '(':
+		ret = parse_typecast(arg, prog, ctx);
 		break;
 	default:
 		if (!isalpha(arg[0]) && arg[0] != '_')

@@ -248,17 +248,33 @@ static int btf_parse_members(char *name, const struct btf_type *t,
 }
 
 /*
+ * The BTF to name types in: the probed function's (a module's BTF holds
+ * vmlinux's types too), else vmlinux's, for probes without a function
+ * (an address, an eprobe).  Return: 0, or -EOPNOTSUPP without BTF.
+ */
+static int btf_context_or_vmlinux(struct traceprobe_parse_context *ctx)
+{
+	struct btf *btf;
+
+	if (ctx->btf || query_btf_context(ctx) == 0)
+		return 0;
+	btf = bpf_get_btf_vmlinux();
+	if (IS_ERR_OR_NULL(btf))
+		return -EOPNOTSUPP;
+	btf_get(btf);
+	ctx->btf = btf;
+	return 0;
+}
+
+/*
  * "$current->member...": the current task, as a struct task_struct
- * pointer.  Its BTF is the probed function's (a module's BTF holds
- * vmlinux's types too), else vmlinux's, so that a probe without a
- * function (an address, an eprobe) can use it.
+ * pointer, in btf_context_or_vmlinux()'s BTF.
  */
 static int btf_parse_current(char *name, struct fetch_prog *prog,
 			     struct traceprobe_parse_context *ctx)
 {
 	const struct btf_type *task;
 	char *members = NULL;
-	struct btf *btf;
 	int arrow;
 	s32 id;
 
@@ -268,13 +284,8 @@ static int btf_parse_current(char *name, struct fetch_prog *prog,
 	if (!arrow)
 		return tp_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
 
-	if (!ctx->btf && query_btf_context(ctx) < 0) {
-		btf = bpf_get_btf_vmlinux();
-		if (IS_ERR_OR_NULL(btf))
-			return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
-		btf_get(btf);
-		ctx->btf = btf;
-	}
+	if (btf_context_or_vmlinux(ctx))
+		return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
 	id = btf_find_by_name_kind(ctx->btf, "task_struct", BTF_KIND_STRUCT);
 	task = id > 0 ? btf_type_by_id(ctx->btf, id) : NULL;
 	if (!task)
@@ -285,6 +296,68 @@ static int btf_parse_current(char *name, struct fetch_prog *prog,
 	ctx->last_bitsize = 0;
 	ctx->offset += members - name;
 	return btf_parse_members(members, NULL, task, prog, ctx);
+}
+
+/*
+ * The BTF half of a typecast "(CAST)VAR->MEMBERS" (see parse_typecast()):
+ * VAR's program is written; @cast is "STRUCT[,FIELD[.FIELD...]]" and
+ * @members what follows "->", at error_log offsets @cast_offs and
+ * @members_offs.  With FIELD, VAR points at that member: the first hop
+ * reads at the member's offset less FIELD's.
+ */
+int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
+			  int members_offs, struct fetch_prog *prog,
+			  struct traceprobe_parse_context *ctx)
+{
+	const struct btf_type *st, *t;
+	char *asgn, *name, *rest, *arrow;
+	int var = prog->cur, ret;
+	u32 bits = 0;
+	s32 id;
+
+	asgn = strchr(cast, ',');
+	if (asgn)
+		*asgn++ = '\0';
+	if (btf_context_or_vmlinux(ctx))
+		return tp_fail(cast_offs - 1, NOSUP_BTFARG, -EOPNOTSUPP);
+	id = btf_find_by_name_kind(ctx->btf, cast, BTF_KIND_STRUCT);
+	if (id < 0)
+		id = btf_find_by_name_kind(ctx->btf, cast, BTF_KIND_UNION);
+	st = id > 0 ? btf_type_by_id(ctx->btf, id) : NULL;
+	if (!st)
+		return tp_inval(cast_offs, NO_PTR_STRCT);
+
+	if (asgn) {
+		int field_offs = cast_offs + (asgn - cast);
+
+		arrow = strstr(asgn, "->");
+		if (arrow)
+			return tp_inval(cast_offs + (arrow - cast),
+					TYPECAST_BAD_ARROW);
+		ctx->offset = field_offs;
+		for (t = st, name = asgn; name; name = rest) {
+			rest = strchr(name, '.');
+			if (rest)
+				*rest++ = '\0';
+			if (!*name)
+				return tp_inval(ctx->offset, NO_BTF_FIELD);
+			t = btf_member(t, name, &bits, ctx);
+			if (IS_ERR(t))
+				return PTR_ERR(t);
+			if (rest)
+				ctx->offset += rest - name;
+		}
+		if (ctx->last_bitsize || bits % BITS_PER_BYTE)
+			return tp_inval(field_offs, TYPECAST_NOT_ALIGNED);
+	}
+
+	ctx->offset = members_offs;
+	ret = btf_parse_members(members, NULL, st, prog, ctx);
+	if (ret)
+		return ret;
+	/* the first hop, right after VAR's program */
+	prog->insn[var + 1].offset -= bits / BITS_PER_BYTE;
+	return 0;
 }
 
 /* A function parameter (or $retval) named by BTF, with members. */
@@ -416,6 +489,13 @@ int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 		     struct traceprobe_parse_context *ctx)
 {
 	return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
+}
+
+int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
+			  int members_offs, struct fetch_prog *prog,
+			  struct traceprobe_parse_context *ctx)
+{
+	return tp_fail(cast_offs - 1, NOSUP_BTFARG, -EOPNOTSUPP);
 }
 
 int tp_add_btf_bitfield(struct fetch_prog *prog,

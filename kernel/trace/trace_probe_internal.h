@@ -61,6 +61,9 @@ int tp_save_entry_arg(struct trace_probe *tp, unsigned int argnum);
  */
 const struct fetch_type *
 tp_btf_fetch_type(struct traceprobe_parse_context *ctx);
+int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
+			  int members_offs, struct fetch_prog *prog,
+			  struct traceprobe_parse_context *ctx);
 int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 		     struct traceprobe_parse_context *ctx);
 int tp_add_btf_bitfield(struct fetch_prog *prog,
