@@ -161,7 +161,7 @@ torture-compare: initramfs
 # IMPL=base runs the same checks on the untouched base tree (the baseline,
 # build/ARCH-clients-base).
 IMPL		?= ours
-CLIENTS_FTRACE	?= test.d/dynevent/add_remove_btfarg.tc,test.d/dynevent/fprobe_syntax_errors.tc,test.d/kprobe/kprobe_syntax_errors.tc,probes/kprobe_events/kprobe_events_current_this_cpu.tc
+CLIENTS_FTRACE	?= test.d/dynevent/add_remove_btfarg.tc,test.d/dynevent/fprobe_syntax_errors.tc,test.d/kprobe/kprobe_syntax_errors.tc,probes/kprobe_events/kprobe_events_current_this_cpu.tc,probes/kprobe_events/kprobe_events_typecast.tc
 CLIENTS_TIMEOUT	?= 3600
 ifeq ($(IMPL),base)
 CLIENTS_VARIANT	:= $(ARCH)-clients-base
