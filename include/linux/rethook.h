@@ -44,14 +44,18 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
 
 /**
  * enum rethook_miss - why rethook_try_get() gave no node
- * @RETHOOK_MISS_NO_SLOT: the task has @num calls of this rethook in
- *	flight already, or its area and the rethook's pool are both full.
+ * @RETHOOK_MISS_NEST_FULL: the task has @num calls of this rethook in
+ *	flight already (recursion deeper than the owner allows).
+ * @RETHOOK_MISS_NO_MEM: the task's area and the rethook's pool were both
+ *	full (other tasks hold the pool, and this one has no room of its
+ *	own): storage ran out, no limit was reached.
  * @RETHOOK_MISS_STOPPED: the rethook was stopped (its owner is going).
  * @RETHOOK_MISS_NO_RCU: RCU was not watching the CPU.
  * @RETHOOK_MISS_NR: the number of reasons.
  */
 enum rethook_miss {
-	RETHOOK_MISS_NO_SLOT,
+	RETHOOK_MISS_NEST_FULL,
+	RETHOOK_MISS_NO_MEM,
 	RETHOOK_MISS_STOPPED,
 	RETHOOK_MISS_NO_RCU,
 	RETHOOK_MISS_NR,

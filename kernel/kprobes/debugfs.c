@@ -11,7 +11,7 @@
  *
  * kprobes/missed prints the same probes, in the same order, with their
  * misses by cause (Documentation/trace/kprobes.rst):
- *   "<addr>  <k|r|j>  <sym>+<off>  <module> nmissed=N nested=N no_slot=N stopped=N no_rcu=N"
+ *   "<addr>  <k|r|j>  <sym>+<off>  <module> nmissed=N nested=N nest_full=N no_mem=N stopped=N no_rcu=N"
  * where nmissed is what kprobe_profile shows (the kprobe's and, for a
  * kretprobe, its return side's together), and one last line for the
  * misses no probe could be charged with:
@@ -77,9 +77,10 @@ static void missed_one(struct seq_file *m, struct kprobe_site *s,
 			ret[i] = rethook_nmissed(rp->rh, i);
 	}
 	probe_name(m, u, sym, off, modname);
-	seq_printf(m, "nmissed=%lu nested=%lu no_slot=%lu stopped=%lu no_rcu=%lu\n",
-		   total, nested, ret[RETHOOK_MISS_NO_SLOT],
-		   ret[RETHOOK_MISS_STOPPED], ret[RETHOOK_MISS_NO_RCU]);
+	seq_printf(m, "nmissed=%lu nested=%lu nest_full=%lu no_mem=%lu stopped=%lu no_rcu=%lu\n",
+		   total, nested, ret[RETHOOK_MISS_NEST_FULL],
+		   ret[RETHOOK_MISS_NO_MEM], ret[RETHOOK_MISS_STOPPED],
+		   ret[RETHOOK_MISS_NO_RCU]);
 }
 
 /*

@@ -737,9 +737,9 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 			node = rethook_area_take(rt, rh->node_size);
 		if (unlikely(!node))
 			node = rethook_pool_take(rh);
-		why = RETHOOK_MISS_NO_SLOT;
+		why = RETHOOK_MISS_NO_MEM;
 	} else {
-		why = RETHOOK_MISS_NO_SLOT;
+		why = RETHOOK_MISS_NEST_FULL;
 	}
 	if (likely(node)) {
 		node->rethook = rh;

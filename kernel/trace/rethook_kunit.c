@@ -45,12 +45,20 @@ static noinline int rk_sleep_in(struct rk_sleepers *s, int i)
 	return 3 * i + 1;
 }
 
+/* Sleepers without a return area of their own: they hook from the pool. */
+static bool rk_bare_sleepers;
+
 static int rk_sleeper_thread(void *data)
 {
 	struct rk_sleeper_arg *a = data;
 	struct rk_sleepers *s = a->s;
+	void *area = NULL;
 
+	if (rk_bare_sleepers)
+		area = rethook_kunit_take_area();
 	s->ret[a->i] = rk_sleep_in(s, a->i);
+	if (area && !rethook_kunit_give_area(area))
+		s->ret[a->i] = -2;
 	atomic_inc(&s->done);
 	wake_up_all(&s->wq);
 	return 0;
@@ -323,6 +331,44 @@ static void task_exit_with_pending_instance(struct kunit *test)
 	unregister_kretprobe(&rp);
 	rcu_barrier();
 	KUNIT_EXPECT_EQ(test, atomic_read(&rk_exit_ret), 0);
+}
+
+/*
+ * A return lost for want of storage is told from one past maxactive: two
+ * bare tasks asleep in the function hold both nodes of its pool
+ * (maxactive 2), so a call by a third bare task, which has nothing in
+ * flight itself, finds no node: no_mem, not nest_full.
+ */
+static void pool_held_by_others_is_no_mem(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_sleep_in,
+		.handler = rk_sleep_ret,
+		.maxactive = 2,
+	};
+	struct rk_sleeper_arg args[2];
+	struct rk_sleepers *s, *now;
+	void *area;
+
+	now = kunit_kzalloc(test, sizeof(*now), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, now);
+	init_waitqueue_head(&now->wq);
+	now->release = true;	/* this task's call does not wait */
+
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	rk_bare_sleepers = true;
+	s = rk_sleepers_start(test, 2, args);
+	rk_bare_sleepers = false;
+	area = rethook_kunit_take_area();
+	KUNIT_EXPECT_EQ(test, rk_sleep_in(now, 5), 16);
+	if (area)
+		KUNIT_EXPECT_TRUE(test, rethook_kunit_give_area(area));
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_MEM), 1UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NEST_FULL), 0UL);
+	rk_sleepers_finish(test, s, 2);
+	unregister_kretprobe(&rp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->handled), 2);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 1);
 }
 
 static atomic_t rk_bare_ret, rk_bare_calls;
@@ -609,6 +655,7 @@ static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(recursion_hooked_up_to_maxactive_and_counted),
 	KUNIT_CASE(task_exit_with_pending_instance),
 	KUNIT_CASE(task_without_area_uses_the_pool),
+	KUNIT_CASE(pool_held_by_others_is_no_mem),
 	KUNIT_CASE(unwinding_a_task_after_it_died),
 	KUNIT_CASE_SLOW(areas_come_with_the_first_rethook_and_go_after_the_last),
 	KUNIT_CASE_SLOW(freed_rethook_waits_without_polling),

@@ -677,7 +677,7 @@ static int kpk_nest_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /*
  * A kretprobe's misses say why: nested hits are the kprobe's, returns
  * that could not be hooked are its rethook's, by reason.  Four nested
- * calls with maxactive 2: two hooked, two that find no slot.
+ * calls with maxactive 2: two hooked, two past maxactive (nest_full).
  */
 static void kretprobe_misses_say_why(struct kunit *test)
 {
@@ -694,7 +694,8 @@ static void kretprobe_misses_say_why(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 2);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 2);
 	KUNIT_EXPECT_EQ(test, rp.kp.nmissed, 0UL);
-	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_SLOT), 2UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NEST_FULL), 2UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_MEM), 0UL);
 	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_STOPPED), 0UL);
 	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_RCU), 0UL);
 	unregister_kretprobe(&rp);
