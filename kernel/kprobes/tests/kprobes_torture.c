@@ -38,11 +38,13 @@
  * must <= hits + the misses that excuse them, for entry and return
  * handlers alike.  A miss only excuses what it stands for: an entry
  * hit, a nested hit (which ran no handler at all); a return hit, a
- * nested hit at the entry or a return the rethook could not hook for
- * want of a slot (or of RCU).  A return lost while its rethook was
- * being stopped excuses nothing: a call made wholly inside an armed
- * window cannot meet a stopped rethook.  (Built against a kernel that
- * does not count misses by cause, every miss excuses both.)  A handler
+ * nested hit at the entry or a return the rethook could not hook because
+ * the task had maxactive calls in flight (nest_full).  A return lost for
+ * want of memory or of RCU, or while its rethook was being stopped,
+ * excuses nothing: the callers run where RCU watches, with room in their
+ * areas, and a call made wholly inside an armed window cannot meet a
+ * stopped rethook.  (Built against a kernel that does not count misses
+ * by cause, every miss excuses both.)  A handler
  * that runs while its slot is "off" or after unregister*() returned, a kretprobe/fprobe return whose entry data
  * is not the one its entry handler stored, a failed batch with a
  * handler call or a probe left registered: each is a violation.
@@ -235,6 +237,15 @@ struct kpt_window {
 	atomic_long_t hits[2];	/* entry, return */
 };
 
+/*
+ * Misses by what they excuse: hits that ran no handler at all (nested
+ * in another probe, or a recursion guard), returns not hooked past
+ * maxactive (both excuse), returns not hooked because the rethook was
+ * stopped, and returns not hooked for want of memory or of RCU (neither
+ * excuses anything).
+ */
+enum { KPT_M_NESTED, KPT_M_RET, KPT_M_STOPPED, KPT_M_LOST, KPT_M_NR };
+
 struct kpt_slot {
 	const char *name;
 	enum kpt_kind kind;
@@ -256,9 +267,9 @@ struct kpt_slot {
 	/* controller-owned */
 	bool registered;
 	bool enabled;
-	unsigned long miss_base[3];	/* KPT_M_*, when the window opened */
-	unsigned long miss_snap[3];	/* the rethook's, last read */
-	unsigned long missed_total[3];
+	unsigned long miss_base[KPT_M_NR];	/* when the window opened */
+	unsigned long miss_snap[KPT_M_NR];	/* the rethook's, last read */
+	unsigned long missed_total[KPT_M_NR];
 	struct kpt_window win[4];
 };
 
@@ -313,7 +324,7 @@ static unsigned long kpt_bad_accepted;		/* a bad batch registered */
 /* Counts for the verdict line. */
 static atomic_long_t kpt_calls;
 static atomic_long_t kpt_hits_total;	/* all probes, the module's too */
-static unsigned long kpt_must_total, kpt_may_total, kpt_missed_total[3];
+static unsigned long kpt_must_total, kpt_may_total, kpt_missed_total[KPT_M_NR];
 static unsigned long kpt_windows, kpt_regs, kpt_unregs, kpt_enables, kpt_disables;
 static unsigned long kpt_batches, kpt_bad_batches;
 static DEFINE_MUTEX(kpt_count_lock);	/* the unsigned long counts */
@@ -457,13 +468,6 @@ static void kpt_fp_exit(struct fprobe *fp, unsigned long ip,
 }
 NOKPROBE_SYMBOL(kpt_fp_exit);
 
-/*
- * Misses by what they excuse: hits that ran no handler at all (nested
- * in another probe, or a recursion guard), returns not hooked for want
- * of a slot or of RCU, and returns not hooked because the rethook was
- * stopped.
- */
-enum { KPT_M_NESTED, KPT_M_RET, KPT_M_STOPPED, KPT_M_NR };
 
 /* The first kind, from the probe structure itself: any time, any thread. */
 static unsigned long kpt_nested(struct kpt_slot *s)
@@ -526,7 +530,11 @@ static void kpt_misses_snap(struct kpt_slot *s)
 	if (!rh)
 		return;
 	s->miss_snap[KPT_M_STOPPED] = rethook_nmissed(rh, RETHOOK_MISS_STOPPED);
-	s->miss_snap[KPT_M_RET] = kpt_sub(ret, s->miss_snap[KPT_M_STOPPED]);
+	s->miss_snap[KPT_M_LOST] = rethook_nmissed(rh, RETHOOK_MISS_NO_MEM) +
+				   rethook_nmissed(rh, RETHOOK_MISS_NO_RCU);
+	/* the rest of the probe's own count: past maxactive */
+	s->miss_snap[KPT_M_RET] = kpt_sub(ret, s->miss_snap[KPT_M_STOPPED] +
+					  s->miss_snap[KPT_M_LOST]);
 #endif
 }
 
@@ -540,6 +548,7 @@ static void kpt_misses(struct kpt_slot *s, unsigned long *m)
 	m[KPT_M_NESTED] = kpt_nested(s);
 	m[KPT_M_RET] = s->miss_snap[KPT_M_RET];
 	m[KPT_M_STOPPED] = s->miss_snap[KPT_M_STOPPED];
+	m[KPT_M_LOST] = s->miss_snap[KPT_M_LOST];
 #ifdef KPROBE_MISS_CAUSES
 	/*
 	 * Returns missed after the last look at a rethook that is gone
@@ -550,8 +559,8 @@ static void kpt_misses(struct kpt_slot *s, unsigned long *m)
 		seen = (unsigned int)s->rp.nmissed;
 	else if (READ_ONCE(s->dead) && s->kind == KPT_FPROBE)
 		seen = kpt_sub(s->fp.nmissed, s->fp.nmissed_entry);
-	if (seen > m[KPT_M_RET] + m[KPT_M_STOPPED])
-		m[KPT_M_STOPPED] = seen - m[KPT_M_RET];
+	if (seen > m[KPT_M_RET] + m[KPT_M_STOPPED] + m[KPT_M_LOST])
+		m[KPT_M_STOPPED] = seen - m[KPT_M_RET] - m[KPT_M_LOST];
 #endif
 }
 
@@ -666,10 +675,10 @@ static void kpt_close_window(struct kpt_slot *s)
 		if (i && s->kind != KPT_KPROBE)
 			excuse += m[KPT_M_RET];
 		if (strict && hits + excuse < must) {
-			pr_err("%s: window %ld %s: %lu hits + %lu missed (%lu nested, %lu not hooked, %lu stopped) < %lu calls made while armed\n",
+			pr_err("%s: window %ld %s: %lu hits + %lu missed (%lu nested, %lu past maxactive, %lu stopped, %lu for want of memory or RCU) < %lu calls made while armed\n",
 			       s->name, seq >> 2, i ? "return" : "entry",
 			       hits, excuse, m[KPT_M_NESTED], m[KPT_M_RET],
-			       m[KPT_M_STOPPED], must);
+			       m[KPT_M_STOPPED], m[KPT_M_LOST], must);
 			kpt_count(&kpt_lost, 1);
 		}
 		if (hits > may) {
@@ -1265,25 +1274,28 @@ static int kpt_main(void *unused)
 			left_registered++;
 		if (kpt_slots[i].missed_total[KPT_M_NESTED] ||
 		    kpt_slots[i].missed_total[KPT_M_RET] ||
-		    kpt_slots[i].missed_total[KPT_M_STOPPED])
-			pr_info("%s: missed %lu nested, %lu returns not hooked, %lu with the rethook stopped\n",
+		    kpt_slots[i].missed_total[KPT_M_STOPPED] ||
+		    kpt_slots[i].missed_total[KPT_M_LOST])
+			pr_info("%s: missed %lu nested, %lu returns past maxactive, %lu with the rethook stopped, %lu for want of memory or RCU\n",
 				kpt_slots[i].name,
 				kpt_slots[i].missed_total[KPT_M_NESTED],
 				kpt_slots[i].missed_total[KPT_M_RET],
-				kpt_slots[i].missed_total[KPT_M_STOPPED]);
+				kpt_slots[i].missed_total[KPT_M_STOPPED],
+				kpt_slots[i].missed_total[KPT_M_LOST]);
 	}
 out:
 	if (err)
 		pr_err("setup failed: %d\n", err);
-	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu missed_nested=%lu missed_unhooked=%lu missed_stopped=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u\n",
+	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu missed_nested=%lu missed_unhooked=%lu missed_stopped=%lu missed_no_room=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u\n",
 		err || kpt_violations() || left_registered ? "FAIL" : "PASS",
 		duration, kpt_nr_callers, controllers, seed, strict,
 		atomic_long_read(&kpt_calls), kpt_windows, kpt_must_total,
 		kpt_may_total, atomic_long_read(&kpt_hits_total),
 		kpt_missed_total[KPT_M_NESTED] + kpt_missed_total[KPT_M_RET] +
-		kpt_missed_total[KPT_M_STOPPED],
+		kpt_missed_total[KPT_M_STOPPED] + kpt_missed_total[KPT_M_LOST],
 		kpt_missed_total[KPT_M_NESTED], kpt_missed_total[KPT_M_RET],
-		kpt_missed_total[KPT_M_STOPPED], kpt_regs, kpt_unregs, kpt_enables,
+		kpt_missed_total[KPT_M_STOPPED], kpt_missed_total[KPT_M_LOST],
+		kpt_regs, kpt_unregs, kpt_enables,
 		kpt_disables, kpt_batches, kpt_bad_batches, kpt_mod_loads,
 		kpt_mod_probes, atomic_long_read(&kpt_after_unregister),
 		atomic_long_read(&kpt_while_off),
