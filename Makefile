@@ -118,6 +118,7 @@ check: initramfs
 	@$(HARNESS)/qemu.sh $(ARCH) $(OUT)/kernel-image $(OUT)/initramfs.cpio.gz check \
 		$(LOGS)/$(VARIANT)-check.log $(RESULTS)/$(VARIANT) $(CHECK_TIMEOUT) $(DEBUG_CMDLINE) $(CMDLINE) || true
 	@$(HARNESS)/lockdown.sh $(ARCH) $(OUT) $(RESULTS)/$(VARIANT) $(LOGS) $(VARIANT)
+	@$(HARNESS)/bootconfig.sh $(ARCH) $(OUT) $(RESULTS)/$(VARIANT) $(LOGS) $(VARIANT)
 	@$(HARNESS)/report.sh $(ARCH) $(RESULTS)/$(VARIANT) $(LOGS)/$(VARIANT)-check.log \
 		$(RESULTS)/$(VARIANT).tap check
 

@@ -228,8 +228,9 @@ if [ "$mode" = check ]; then
 	fi
 
 	# Each guest script closes its file with its plan (guest/lib.sh:
-	# tap_end); lockdown.sh writes one for its two boots.
-	for t in samples selftests reliability lockdown; do
+	# tap_end); lockdown.sh writes one for its two boots, bootconfig.sh
+	# one for its boot.
+	for t in samples selftests reliability lockdown bootconfig; do
 		if [ "$t" = lockdown ] && [ "${LOCKDOWN_SKIP:-}" = 1 ]; then
 			emit skip "lockdown:all" "LOCKDOWN_SKIP=1 (make check KCSAN=1)"
 		elif [ "$t" = selftests ]; then
