@@ -107,7 +107,6 @@ static const char *tp_err_text[TP_NR_ERRORS] = {
 	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
 	[TP_ERR_NOSUP_PERCPU]		= "Per-cpu variable access is only for kernel probes",
 	[TP_ERR_TYPECAST_REQ_FIELD]	= "Typecast requires a field access",
-	[TP_ERR_TOO_MANY_NESTED]	= "Too many nested typecasts/dereferences",
 	[TP_ERR_TYPECAST_SYM_OFFSET]	= "@SYM+/-OFFSET with typecast needs parentheses",
 	[TP_ERR_TYPECAST_NOT_ALIGNED]	= "Typecast field option is not byte-aligned",
 	[TP_ERR_TYPECAST_BAD_ARROW]	= "Typecast field option does not support -> operator",
@@ -875,9 +874,6 @@ static int parse_this_cpu(char *arg, struct fetch_prog *prog,
 	return 0;
 }
 
-/* Typecasts one inside another, at most (as upstream). */
-#define TP_MAX_NESTED_CASTS	8
-
 /*
  * Where the fetch argument after a typecast ends: after the ')' that
  * closes a parenthesized one, else at its first "->".
@@ -928,8 +924,6 @@ static int parse_typecast(char *arg, struct fetch_prog *prog,
 	      tparg_is_function_entry(ctx->flags) ||
 	      tparg_is_function_return(ctx->flags)))
 		return tp_inval(base, NOSUP_BTFARG);
-	if (ctx->nested >= TP_MAX_NESTED_CASTS)
-		return tp_inval(base, TOO_MANY_NESTED);
 
 	close = strchr(arg, ')');
 	if (!close)
@@ -959,9 +953,8 @@ static int parse_typecast(char *arg, struct fetch_prog *prog,
 		insn->op = FETCH_OP_TP_ARG;
 		insn->data = field;
 	} else {
-		ctx->nested++;
+		/* MAX_ARGSTR_LEN bounds the nesting: a cast takes 8 characters */
 		ret = parse_expr(var, prog, ctx);
-		ctx->nested--;
 		if (ret)
 			return ret;
 		insn = prog_cur(prog);

@@ -486,7 +486,6 @@ struct traceprobe_parse_context {
 	const struct btf_type *last_type;
 	u32 last_bitoffs;		/* bit offset and size, bitfields */
 	u32 last_bitsize;
-	int nested;			/* typecasts being parsed */
 };
 
 /*
@@ -599,7 +598,6 @@ enum trace_probe_error {
 	TP_ERR_TOO_MANY_ARGS,
 	TP_ERR_NOSUP_PERCPU,
 	TP_ERR_TYPECAST_REQ_FIELD,
-	TP_ERR_TOO_MANY_NESTED,
 	TP_ERR_TYPECAST_SYM_OFFSET,
 	TP_ERR_TYPECAST_NOT_ALIGNED,
 	TP_ERR_TYPECAST_BAD_ARROW,
