@@ -582,9 +582,10 @@ static int tfp_check_target(struct trace_fprobe *tf)
 			return 0;
 		return -EINVAL;
 	}
-	if (!kallsyms_lookup_name(sym))
-		return -ENOENT;
-	return ftrace_lookup_symbols(&sym, 1, &addr) ? -EINVAL : 0;
+	if (!ftrace_lookup_symbols(&sym, 1, &addr))
+		return 0;
+	/* no such symbol, or none of that name can be traced */
+	return kallsyms_lookup_name(sym) ? -EINVAL : -ENOENT;
 }
 
 /* Disarm every probe of an event: it is no longer enabled anywhere. */
