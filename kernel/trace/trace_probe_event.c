@@ -9,6 +9,7 @@
 
 #include <linux/fs.h>
 
+#include "trace_output.h"
 #include "trace_probe_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -208,15 +209,23 @@ int trace_probe_append(struct trace_probe *tp, struct trace_probe *to)
  * trace_probe_unlink - detach @tp from its event
  * @tp: the probe
  *
- * The event is freed with its last probe.
- * Context: dyn_event_ops_mutex held.
+ * The event is freed with its last probe.  A reader of the trace prints
+ * each record of the event with its first probe, whichever probe wrote
+ * it (trace_probe_primary_from_call(), under trace_event_sem read): the
+ * probe leaves the list under trace_event_sem write, so that no print
+ * still uses it when the caller frees it.
+ *
+ * Context: process, may sleep; event_mutex may be held (it nests
+ * trace_event_sem, as in trace_remove_event_call()).
  */
 void trace_probe_unlink(struct trace_probe *tp)
 {
 	struct trace_probe_event *tpe = tp->event;
 
+	down_write(&trace_event_sem);
 	tp->event = NULL;
 	list_del_init(&tp->list);
+	up_write(&trace_event_sem);
 	if (list_empty(&tpe->probes))
 		tp_event_release(tpe);
 }
