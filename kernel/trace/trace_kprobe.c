@@ -764,6 +764,7 @@ static int kev_show(struct seq_file *m, struct dyn_event *ev)
 	for (arg = kev->tp.args; arg < kev->tp.args + kev->tp.nr_args; arg++)
 		seq_printf(m, " %s=%s", arg->name, arg->comm);
 	seq_putc(m, '\n');
+	trace_probe_dump_args(m, &kev->tp);
 	return 0;
 }
 

@@ -1491,3 +1491,130 @@ int traceprobe_update_arg(struct probe_arg *arg)
 	return 0;
 }
 
+#ifdef CONFIG_PROBE_EVENTS_DUMP_FETCHARG
+/* One instruction as "NAME" or "NAME(operands)"; see trace_probe_dump_args(). */
+static void dump_fetch_insn(struct seq_file *m, const struct fetch_insn *insn)
+{
+	const struct ftrace_event_field *field;
+
+	switch (insn->op) {
+	case FETCH_OP_NOP:
+		seq_puts(m, "NOP");
+		break;
+	case FETCH_OP_REG:
+		seq_printf(m, "REG(%u)", insn->param);
+		break;
+	case FETCH_OP_STACK:
+		seq_printf(m, "STACK(%u)", insn->param);
+		break;
+	case FETCH_OP_STACKP:
+		seq_puts(m, "STACKP");
+		break;
+	case FETCH_OP_RETVAL:
+		seq_puts(m, "RETVAL");
+		break;
+	case FETCH_OP_IMM:
+		seq_printf(m, "IMM(0x%lx)", insn->immediate);
+		break;
+	case FETCH_OP_COMM:
+		seq_puts(m, "COMM");
+		break;
+	case FETCH_OP_ARG:
+		seq_printf(m, "ARG(%u)", insn->param);
+		break;
+	case FETCH_OP_FOFFS:
+		seq_printf(m, "FOFFS(0x%lx)", insn->immediate);
+		break;
+	case FETCH_OP_DATA:
+		/* upstream's name for an immediate string */
+		seq_printf(m, "IMMSTR(%s)", (const char *)insn->data);
+		break;
+	case FETCH_OP_EDATA:
+		seq_printf(m, "EDATA(offset=%d)", insn->offset);
+		break;
+	case FETCH_OP_CURRENT:
+		seq_puts(m, "CURRENT");
+		break;
+	case FETCH_OP_DEREF:
+	case FETCH_OP_UDEREF:
+		seq_printf(m, "%sDEREF(offset=%d)",
+			   insn->op == FETCH_OP_UDEREF ? "U" : "", insn->offset);
+		break;
+	case FETCH_OP_CPU_PTR:
+		seq_puts(m, "CPU_PTR");
+		break;
+	case FETCH_OP_ST_RAW:
+		seq_printf(m, "ST_RAW(size=%u)", insn->size);
+		break;
+	case FETCH_OP_ST_MEM:
+	case FETCH_OP_ST_UMEM:
+	case FETCH_OP_ST_STRING:
+	case FETCH_OP_ST_USTRING:
+	case FETCH_OP_ST_SYMSTR:
+		seq_printf(m, "ST_%s(offset=%d,size=%u)",
+			   insn->op == FETCH_OP_ST_MEM ? "MEM" :
+			   insn->op == FETCH_OP_ST_UMEM ? "UMEM" :
+			   insn->op == FETCH_OP_ST_STRING ? "STRING" :
+			   insn->op == FETCH_OP_ST_USTRING ? "USTRING" : "SYMSTR",
+			   insn->offset, insn->size);
+		break;
+	case FETCH_OP_ST_EDATA:
+		seq_printf(m, "ST_EDATA(offset=%d)", insn->offset);
+		break;
+	case FETCH_OP_MOD_BF:
+		seq_printf(m, "MOD_BF(basesize=%u,lshift=%u,rshift=%u)",
+			   insn->basesize, insn->lshift, insn->rshift);
+		break;
+	case FETCH_OP_LP_ARRAY:
+		seq_printf(m, "LP_ARRAY(%u)", insn->param);
+		break;
+	case FETCH_OP_TP_ARG:
+		field = insn->data;
+		seq_printf(m, "TP_ARG(%s)", field->name);
+		break;
+	case FETCH_OP_END:
+		seq_puts(m, "END");
+		break;
+	case FETCH_NOP_SYMBOL:
+		seq_printf(m, "NOP_SYMBOL(%s)", (const char *)insn->data);
+		break;
+	default:
+		seq_printf(m, "unknown(%d)", insn->op);
+		break;
+	}
+}
+
+/**
+ * trace_probe_dump_args() - show the fetch programs of a probe's arguments
+ * @m: the seq_file of dynamic_events, kprobe_events or uprobe_events
+ * @tp: the probe whose definition line was just shown
+ *
+ * With CONFIG_PROBE_EVENTS_DUMP_FETCHARG, each argument's compiled program
+ * follows the definition as a comment line, the way upstream shows it:
+ *
+ *   #  arg1: ARG(0) -> ST_USTRING(offset=0,size=4) -> END
+ *
+ * Commands written to those files stop at '#', so what is read can still
+ * be written back.  A debugging aid: IMM shows raw kernel addresses.
+ * Called with event_mutex held (the files' seq_start takes it), so the
+ * programs cannot change under it.
+ */
+void trace_probe_dump_args(struct seq_file *m, struct trace_probe *tp)
+{
+	const struct fetch_insn *insn, *last;
+	struct probe_arg *arg;
+
+	for (arg = tp->args; arg < tp->args + tp->nr_args; arg++) {
+		seq_printf(m, "#  %s: ", arg->name);
+		/* a program never exceeds FETCH_INSN_MAX slots, END included */
+		last = arg->code + FETCH_INSN_MAX - 1;
+		for (insn = arg->code; ; insn++) {
+			dump_fetch_insn(m, insn);
+			if (insn->op == FETCH_OP_END || insn == last)
+				break;
+			seq_puts(m, " -> ");
+		}
+		seq_putc(m, '\n');
+	}
+}
+#endif /* CONFIG_PROBE_EVENTS_DUMP_FETCHARG */

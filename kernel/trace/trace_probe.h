@@ -520,6 +520,11 @@ int traceprobe_define_arg_fields(struct trace_event_call *event_call, size_t off
 int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype);
 int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args, int nr_args,
 			   u8 *data, void *field);
+#ifdef CONFIG_PROBE_EVENTS_DUMP_FETCHARG
+void trace_probe_dump_args(struct seq_file *m, struct trace_probe *tp);
+#else
+static inline void trace_probe_dump_args(struct seq_file *m, struct trace_probe *tp) { }
+#endif
 
 /* Local (perf-only) probe events, created by perf_event_open(). */
 #ifdef CONFIG_PERF_EVENTS

@@ -768,7 +768,8 @@ static int list_events(struct ev **out)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *c = strchr(line, ':'), *sl, *sp;
 
-		if (!c)
+		/* CONFIG_PROBE_EVENTS_DUMP_FETCHARG's fetch programs */
+		if (line[0] == '#' || !c)
 			continue;
 		sl = strchr(c, '/');
 		sp = strchr(c, ' ');
