@@ -478,17 +478,11 @@ struct fprobe_glob_walk {
 	int		err;
 };
 
-/* kallsyms walker callback.  Context: process, may sleep. */
-static int fprobe_glob_one(void *data, const char *name, unsigned long addr)
+/* Add the ftrace site of the function at @addr, if it has one. */
+static int fprobe_walk_add(struct fprobe_glob_walk *walk, unsigned long addr)
 {
-	struct fprobe_glob_walk *walk = data;
-	unsigned long loc;
+	unsigned long loc = ftrace_location(addr);
 
-	if (!glob_match(walk->filter, name))
-		return 0;
-	if (walk->notfilter && glob_match(walk->notfilter, name))
-		return 0;
-	loc = ftrace_location(addr);
 	if (!loc)
 		return 0;
 	if (walk->nr == walk->room) {
@@ -505,6 +499,57 @@ static int fprobe_glob_one(void *data, const char *name, unsigned long addr)
 	}
 	walk->locs[walk->nr++] = loc;
 	return 0;
+}
+
+/* kallsyms walker callback for a glob.  Context: process, may sleep. */
+static int fprobe_glob_one(void *data, const char *name, unsigned long addr)
+{
+	struct fprobe_glob_walk *walk = data;
+
+	if (!glob_match(walk->filter, name))
+		return 0;
+	if (walk->notfilter && glob_match(walk->notfilter, name))
+		return 0;
+	return fprobe_walk_add(walk, addr);
+}
+
+/* kallsyms_on_each_match_symbol() callback: a symbol of the plain name. */
+static int fprobe_name_one(void *data, unsigned long addr)
+{
+	return fprobe_walk_add(data, addr);
+}
+
+/* Module symbols walker callback for a plain name. */
+static int fprobe_mod_name_one(void *data, const char *name, unsigned long addr)
+{
+	struct fprobe_glob_walk *walk = data;
+
+	return strcmp(walk->filter, name) ? 0 : fprobe_walk_add(walk, addr);
+}
+
+/*
+ * Find what @walk->filter names.  A glob is matched against every
+ * symbol, each name expanded from kallsyms' compressed table.  A plain
+ * name (no character glob_match() treats as special) is looked up in
+ * kallsyms' sorted index instead: enabling an fprobe event on one
+ * function need not expand every name of the kernel.  Either way every
+ * function of the name is found (static functions of several files may
+ * share it), and the modules' symbols, not in that index, are walked.
+ */
+static void fprobe_find(struct fprobe_glob_walk *walk)
+{
+	if (strpbrk(walk->filter, "*?[\\")) {
+		kallsyms_on_each_symbol(fprobe_glob_one, walk);
+		if (!walk->err)
+			module_kallsyms_on_each_symbol(NULL, fprobe_glob_one,
+						       walk);
+		return;
+	}
+	if (walk->notfilter && glob_match(walk->notfilter, walk->filter))
+		return;
+	kallsyms_on_each_match_symbol(fprobe_name_one, walk->filter, walk);
+	if (!walk->err)
+		module_kallsyms_on_each_symbol(NULL, fprobe_mod_name_one, walk);
 }
 
 /**
@@ -535,11 +580,7 @@ int register_fprobe(struct fprobe *fp, const char *filter, const char *notfilter
 	if (ret)
 		return ret;
 
-	if (!walk.err)
-		kallsyms_on_each_symbol(fprobe_glob_one, &walk);
-	if (!walk.err)
-		module_kallsyms_on_each_symbol(NULL, fprobe_glob_one, &walk);
-
+	fprobe_find(&walk);
 	if (walk.err || !walk.nr) {
 		ret = walk.err ?: -EINVAL;
 		fprobe_release(fp);

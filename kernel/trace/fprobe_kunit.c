@@ -20,6 +20,8 @@
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
 
+#include "trace.h"
+
 #define FC_NTARGETS	3
 #define FC_SLEEPERS	64
 #define FC_TIMEOUT	(60 * HZ)
@@ -351,6 +353,110 @@ static void fc_test_lookup_paths(struct kunit *test)
 			-ESRCH);
 	KUNIT_EXPECT_EQ(test, ftrace_lookup_symbols(c.names, n, walk), -ESRCH);
 	c.names[n / 2] = keep;
+}
+
+/* A traceable function's name that another traceable function has too. */
+struct fc_shared_name {
+	char		name[KSYM_NAME_LEN];
+	unsigned int	n;	/* traceable symbols of a candidate name */
+};
+
+static int fc_count_traceable(void *data, unsigned long addr)
+{
+	struct fc_shared_name *c = data;
+
+	c->n += !!ftrace_location(addr);
+	return 0;
+}
+
+static int fc_find_shared_name(void *data, const char *name, unsigned long addr)
+{
+	struct fc_shared_name *c = data;
+
+	if (!ftrace_location(addr))
+		return 0;
+	c->n = 0;
+	kallsyms_on_each_match_symbol(fc_count_traceable, name, c);
+	if (c->n < 2)
+		return 0;
+	strscpy(c->name, name, sizeof(c->name));
+	return 1;
+}
+
+/* Does every ip of @a's filter hash lie in @b's? */
+static bool fc_hash_within(struct ftrace_hash *a, struct ftrace_hash *b)
+{
+	struct ftrace_func_entry *e;
+	unsigned long i;
+
+	for (i = 0; i < BIT(a->size_bits); i++)
+		hlist_for_each_entry(e, &a->buckets[i], hlist)
+			if (!ftrace_lookup_ip(b, e->ip))
+				return false;
+	return true;
+}
+
+/*
+ * An entry handler that counts nothing, for functions fc_entry() would
+ * take for bad ips (other files') or that are too many to count.
+ */
+static notrace int fc_count_entry(struct fprobe *fp, unsigned long ip,
+				  unsigned long ret_ip, struct pt_regs *regs,
+				  void *data)
+{
+	return 0;
+}
+
+/*
+ * register_fprobe() looks a plain name up in kallsyms' sorted index and
+ * matches a glob against every symbol: a name two static functions share
+ * must hook both either way (a lookup that stopped at the first symbol of
+ * the name would hook one), and the notfilter still applies.
+ */
+static void fc_test_plain_name(struct kunit *test)
+{
+	struct fprobe by_name = { .entry_handler = fc_count_entry };
+	struct fprobe by_glob = { .entry_handler = fc_count_entry };
+	struct ftrace_hash *hn, *hg;
+	struct fc_shared_name *c;
+	char *glob;
+	size_t len;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	glob = kunit_kzalloc(test, KSYM_NAME_LEN + 2, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, glob);
+	KUNIT_ASSERT_EQ(test, kallsyms_on_each_symbol(fc_find_shared_name, c), 1);
+	kunit_info(test, "%s: %u traceable functions\n", c->name, c->n);
+
+	/* the same name as a glob: its last character as a class */
+	len = strlen(c->name);
+	snprintf(glob, KSYM_NAME_LEN + 2, "%.*s[%c]", (int)len - 1, c->name,
+		 c->name[len - 1]);
+	KUNIT_ASSERT_EQ(test, register_fprobe(&by_name, c->name, NULL), 0);
+	KUNIT_ASSERT_EQ(test, register_fprobe(&by_glob, glob, NULL), 0);
+	hn = by_name.ops.func_hash->filter_hash;
+	hg = by_glob.ops.func_hash->filter_hash;
+	KUNIT_EXPECT_EQ(test, hn->count, (unsigned long)c->n);
+	KUNIT_EXPECT_EQ(test, hg->count, (unsigned long)c->n);
+	KUNIT_EXPECT_TRUE(test, fc_hash_within(hn, hg));
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&by_glob), 0);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&by_name), 0);
+
+	/* A plain name the notfilter takes, or that nothing has, is refused. */
+	KUNIT_EXPECT_EQ(test, register_fprobe(&by_name, c->name, glob), -EINVAL);
+	KUNIT_EXPECT_EQ(test, register_fprobe(&by_name, "fprobe_core_none", NULL),
+			-EINVAL);
+	KUNIT_EXPECT_FALSE(test, fprobe_is_registered(&by_name));
+
+	/* and a plain name is still probed and fires */
+	by_name.entry_handler = fc_entry;
+	KUNIT_ASSERT_EQ(test, register_fprobe(&by_name, "fprobe_core_tgt_b", NULL), 0);
+	fc_call_all(2);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(&by_name), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 0);
 }
 
 /* entry_data of several sizes goes from each entry to its own exit. */
@@ -759,13 +865,6 @@ static int fc_collect(void *data, const char *name, unsigned long addr)
 	return 0;
 }
 
-static notrace int fc_count_entry(struct fprobe *fp, unsigned long ip,
-				  unsigned long ret_ip, struct pt_regs *regs,
-				  void *data)
-{
-	return 0;
-}
-
 /*
  * Many functions at once: a glob and a 10,000-name list register and
  * unregister, and the fprobe works afterwards.  The times are logged for
@@ -876,6 +975,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_glob),
 	KUNIT_CASE(fc_test_syms),
 	KUNIT_CASE(fc_test_lookup_paths),
+	KUNIT_CASE(fc_test_plain_name),
 	KUNIT_CASE(fc_test_entry_data),
 	KUNIT_CASE(fc_test_skip_exit),
 	KUNIT_CASE(fc_test_disable),
