@@ -857,6 +857,38 @@ static struct llist_node *rethook_peek_next(struct llist_node *pos)
 }
 NOKPROBE_SYMBOL(rethook_peek_next);
 
+/*
+ * Does a node saved for the stack slot @f, with the return address @r,
+ * hold the real return address of the call that returns through @frame?
+ * Several rethooks may hook one call (a kretprobe and an fprobe exit):
+ * all their nodes have @frame, and all but the first hooked saw the
+ * trampoline there; the real address is in that first one.
+ */
+static __always_inline bool rethook_frame_match(unsigned long f,
+						unsigned long r,
+						unsigned long frame)
+{
+	return f == frame && !is_rethook_trampoline(r);
+}
+
+/*
+ * The current task's first pending node, from @pos on, that holds the
+ * real return address for @frame, or NULL.  Only the task itself (and
+ * its interrupts, which undo what they do) changes its list.
+ */
+static __always_inline struct llist_node *
+rethook_find_current(struct llist_node *pos, unsigned long frame)
+{
+	struct rethook_node *node;
+
+	for (; pos; pos = READ_ONCE(pos->next)) {
+		node = llist_entry(pos, struct rethook_node, llist);
+		if (rethook_frame_match(node->frame, node->ret_addr, frame))
+			return pos;
+	}
+	return NULL;
+}
+
 /**
  * rethook_find_ret_addr() - the real return address of a hooked frame
  * @tsk: the task whose stack is unwound: current, or one not running
@@ -889,18 +921,13 @@ unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 	if (WARN_ON_ONCE(!cur))
 		return 0;
 	if (tsk == current) {
-		/* Only this task (and its interrupts, which undo what they do) changes the list. */
-		pos = *cur ? READ_ONCE((*cur)->next) :
-		      rethook_pending_first(tsk, rethook_task_current());
-		for (; pos; pos = READ_ONCE(pos->next)) {
-			node = llist_entry(pos, struct rethook_node, llist);
-			if (node->frame == frame &&
-			    !is_rethook_trampoline(node->ret_addr)) {
-				*cur = pos;
-				return node->ret_addr;
-			}
-		}
-		return 0;
+		pos = rethook_find_current(*cur ? READ_ONCE((*cur)->next) :
+					   rethook_pending_first(tsk, rethook_task_current()),
+					   frame);
+		if (!pos)
+			return 0;
+		*cur = pos;
+		return llist_entry(pos, struct rethook_node, llist)->ret_addr;
 	}
 	if (task_is_running(tsk))
 		return 0;
@@ -929,7 +956,7 @@ unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 		if (get_kernel_nofault(f, &node->frame) ||
 		    get_kernel_nofault(r, &node->ret_addr))
 			break;
-		if (f == frame && !is_rethook_trampoline(r)) {
+		if (rethook_frame_match(f, r, frame)) {
 			*cur = pos;
 			ret = r;
 			break;
@@ -957,22 +984,17 @@ __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 						   unsigned long frame)
 {
 	struct rethook_task *rt = rethook_task_current();
-	struct rethook_node *node, *last = NULL;
+	struct rethook_node *node, *last;
 	rethook_handler_t handler;
 	struct llist_node *pos;
 	unsigned long ret_addr;
 	struct rethook *rh;
 	bool done;
 
-	llist_for_each(pos, rethook_pending_first(current, rt)) {
-		node = llist_entry(pos, struct rethook_node, llist);
-		if (node->frame == frame && !is_rethook_trampoline(node->ret_addr)) {
-			last = node;
-			break;
-		}
-	}
+	pos = rethook_find_current(rethook_pending_first(current, rt), frame);
 	/* Nothing to return to: there is no way to go on. */
-	BUG_ON(!last);
+	BUG_ON(!pos);
+	last = llist_entry(pos, struct rethook_node, llist);
 	ret_addr = last->ret_addr;
 	arch_rethook_fixup_return(regs, ret_addr);
 
