@@ -2,17 +2,20 @@
 /*
  * Executable slots for copied instructions and detour buffers.
  *
- * Each cache holds pages of fixed-size slots, tracked by two bitmaps:
- * slots in use, and slots released "dirty" (a CPU may still be running
- * in them).  Dirty slots become free again only after a grace period,
- * which is waited for when a cache runs out of clean slots.  The page
- * list is RCU-protected so that __is_insn_slot_addr() can be asked from
- * any context (the unwinder and kernel_text_address() do).
+ * Each cache holds pages of fixed-size slots, tracked by bitmaps: slots
+ * in use, slots released "dirty" (something may still be running in
+ * them), and dirty slots a retiring pass has taken.  A worker retires
+ * dirty slots in passes (slot_caches_retire()): neither releasing nor
+ * allocating a slot waits for a grace period; a cache with no clean slot
+ * grows instead.  The page list is RCU-protected so that
+ * __is_insn_slot_addr() can be asked from any context (the unwinder and
+ * kernel_text_address() do).
  */
 #include <linux/bitmap.h>
 #include <linux/execmem.h>
 #include <linux/kallsyms.h>
 #include <linux/perf_event.h>
+#include <linux/rcupdate_wait.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "internal.h"
@@ -22,10 +25,12 @@
 struct kprobe_slot_page {
 	struct list_head list;
 	kprobe_opcode_t *base;
-	unsigned int nr_used;
+	unsigned int nr_used;	/* dirty and retiring ones included */
 	unsigned int nr_dirty;
-	unsigned long *used;	/* points into bits[] */
-	unsigned long *dirty;	/* points into bits[] */
+	unsigned int nr_retiring;
+	unsigned long *used;	/* these three point into bits[] */
+	unsigned long *dirty;
+	unsigned long *retiring;
 	struct kprobe_insn_cache *cache;
 	struct rcu_work free_work;
 	unsigned long bits[];
@@ -117,7 +122,7 @@ static struct kprobe_slot_page *slot_page_new(struct kprobe_insn_cache *c)
 	unsigned int n = slots_in_page(c);
 	struct kprobe_slot_page *pg;
 
-	pg = kzalloc(struct_size(pg, bits, 2 * BITS_TO_LONGS(n)), GFP_KERNEL);
+	pg = kzalloc(struct_size(pg, bits, 3 * BITS_TO_LONGS(n)), GFP_KERNEL);
 	if (!pg)
 		return NULL;
 	pg->base = c->alloc();
@@ -128,6 +133,7 @@ static struct kprobe_slot_page *slot_page_new(struct kprobe_insn_cache *c)
 	pg->cache = c;
 	pg->used = pg->bits;
 	pg->dirty = pg->bits + BITS_TO_LONGS(n);
+	pg->retiring = pg->bits + 2 * BITS_TO_LONGS(n);
 	list_add_rcu(&pg->list, &c->pages);
 	perf_event_ksymbol(PERF_RECORD_KSYMBOL_TYPE_OOL, (unsigned long)pg->base,
 			   PAGE_SIZE, false, c->sym);
@@ -162,26 +168,97 @@ static void slot_page_release(struct kprobe_insn_cache *c,
 	queue_rcu_work(system_wq, &pg->free_work);
 }
 
-/*
- * Turn every dirty slot clean; the caller has waited for a grace period
- * since they were released.  Context: c->mutex held.
- */
-static void slot_cache_sweep(struct kprobe_insn_cache *c)
-{
-	struct kprobe_slot_page *pg, *tmp;
-	unsigned int n = slots_in_page(c);
+static struct kprobe_insn_cache *const slot_caches[] = {
+	&kprobe_insn_slots,
+#ifdef CONFIG_OPTPROBES
+	&kprobe_optinsn_slots,
+#endif
+};
 
-	list_for_each_entry_safe(pg, tmp, &c->pages, list) {
+/* The dirty slots of @c join the pass that starts.  c->mutex held. */
+static void slot_cache_take_dirty(struct kprobe_insn_cache *c)
+{
+	unsigned int n = slots_in_page(c);
+	struct kprobe_slot_page *pg;
+
+	list_for_each_entry(pg, &c->pages, list) {
 		if (!pg->nr_dirty)
 			continue;
-		bitmap_andnot(pg->used, pg->used, pg->dirty, n);
+		bitmap_or(pg->retiring, pg->retiring, pg->dirty, n);
 		bitmap_zero(pg->dirty, n);
-		pg->nr_used -= pg->nr_dirty;
+		pg->nr_retiring += pg->nr_dirty;
 		pg->nr_dirty = 0;
-		slot_page_release(c, pg);
 	}
 	c->nr_garbage = 0;
 }
+
+/* The slots the pass took are free.  c->mutex held. */
+static void slot_cache_free_retiring(struct kprobe_insn_cache *c)
+{
+	unsigned int n = slots_in_page(c);
+	struct kprobe_slot_page *pg, *tmp;
+
+	list_for_each_entry_safe(pg, tmp, &c->pages, list) {
+		if (!pg->nr_retiring)
+			continue;
+		bitmap_andnot(pg->used, pg->used, pg->retiring, n);
+		bitmap_zero(pg->retiring, n);
+		pg->nr_used -= pg->nr_retiring;
+		pg->nr_retiring = 0;
+		slot_page_release(c, pg);
+	}
+}
+
+/*
+ * One retiring pass over every cache: take the slots released dirty so
+ * far, wait, free them.  Slots released meanwhile wait for the next pass
+ * (__free_insn_slot() queued it).
+ *
+ * What is waited for.  A CPU running a copy or a detour with preemption
+ * off (an interrupt, an NMI, a hit with interrupts off, any hit on a
+ * kernel without preemption) is out of it after an RCU grace period.  A
+ * task preempted inside a boosted copy or a detour is out of it once it
+ * ran again, and RCU Tasks waits for every task to switch voluntarily,
+ * which it cannot do there (nothing in a copy or a detour sleeps).  RCU
+ * Tasks does not wait for idle tasks, hence both.  So an architecture may
+ * boost a hit in any context, and nobody waits for the passes but the
+ * worker.
+ */
+static void slot_caches_retire(struct work_struct *work)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(slot_caches); i++) {
+		mutex_lock(&slot_caches[i]->mutex);
+		slot_cache_take_dirty(slot_caches[i]);
+		mutex_unlock(&slot_caches[i]->mutex);
+	}
+	synchronize_rcu_mult(call_rcu, call_rcu_tasks);
+	for (i = 0; i < ARRAY_SIZE(slot_caches); i++) {
+		mutex_lock(&slot_caches[i]->mutex);
+		slot_cache_free_retiring(slot_caches[i]);
+		mutex_unlock(&slot_caches[i]->mutex);
+	}
+}
+
+static DECLARE_WORK(slot_retire_work, slot_caches_retire);
+
+/**
+ * kprobe_insn_slots_flush() - free every slot released dirty so far
+ *
+ * For tests and for whoever must see the caches shrink: returns once a
+ * retiring pass that started after the call has ended.
+ *
+ * Context: process, may sleep (an RCU and an RCU Tasks grace period).
+ */
+void kprobe_insn_slots_flush(void)
+{
+	queue_work(system_unbound_wq, &slot_retire_work);
+	flush_work(&slot_retire_work);
+}
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(kprobe_insn_slots_flush);
+#endif
 
 /**
  * __get_insn_slot() - allocate one slot
@@ -197,17 +274,12 @@ kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 	kprobe_opcode_t *slot = NULL;
 
 	mutex_lock(&c->mutex);
-	for (;;) {
-		list_for_each_entry(pg, &c->pages, list) {
-			i = find_first_zero_bit(pg->used, n);
-			if (i < n)
-				goto found;
-		}
-		if (!c->nr_garbage)
-			break;
-		synchronize_rcu();
-		slot_cache_sweep(c);
+	list_for_each_entry(pg, &c->pages, list) {
+		i = find_first_zero_bit(pg->used, n);
+		if (i < n)
+			goto found;
 	}
+	/* dirty slots come back when their pass ends: grow meanwhile */
 	pg = slot_page_new(c);
 	if (!pg)
 		goto out;
@@ -225,8 +297,8 @@ out:
  * __free_insn_slot() - release a slot
  * @c: the cache
  * @slot: from __get_insn_slot()
- * @dirty: a CPU may still be executing in @slot; reuse it only after a
- *	grace period
+ * @dirty: something may still be executing in @slot: reuse it only
+ *	after a retiring pass (slot_caches_retire())
  *
  * Context: process, may sleep.
  */
@@ -247,16 +319,14 @@ void __free_insn_slot(struct kprobe_insn_cache *c,
 	goto out;
 found:
 	i = off / (c->insn_size * sizeof(kprobe_opcode_t));
-	if (WARN_ON_ONCE(!test_bit(i, pg->used) || test_bit(i, pg->dirty)))
+	if (WARN_ON_ONCE(!test_bit(i, pg->used) || test_bit(i, pg->dirty) ||
+			 test_bit(i, pg->retiring)))
 		goto out;
 	if (dirty) {
 		__set_bit(i, pg->dirty);
 		pg->nr_dirty++;
-		/* Sweep once a page worth of garbage piled up. */
-		if (++c->nr_garbage > slots_in_page(c)) {
-			synchronize_rcu();
-			slot_cache_sweep(c);
-		}
+		c->nr_garbage++;
+		queue_work(system_unbound_wq, &slot_retire_work);
 	} else {
 		__clear_bit(i, pg->used);
 		pg->nr_used--;
@@ -328,6 +398,10 @@ int kprobe_cache_get_kallsym(struct kprobe_insn_cache *c, unsigned int *symnum,
 void __init kprobe_insn_slots_init(void)
 {
 }
+
+void kprobe_insn_slots_flush(void)
+{
+}
 #endif /* __ARCH_WANT_KPROBES_INSN_SLOT */
 
 /**
@@ -359,17 +433,11 @@ int kprobe_get_kallsym(unsigned int symnum, unsigned long *value, char *type,
 {
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
 	/* Step slots first, then detour buffers, then the arch's own. */
-	static struct kprobe_insn_cache *const caches[] = {
-		&kprobe_insn_slots,
-#ifdef CONFIG_OPTPROBES
-		&kprobe_optinsn_slots,
-#endif
-	};
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(caches); i++) {
-		if (!kprobe_cache_get_kallsym(caches[i], &symnum, value, type,
-					      sym))
+	for (i = 0; i < ARRAY_SIZE(slot_caches); i++) {
+		if (!kprobe_cache_get_kallsym(slot_caches[i], &symnum, value,
+					      type, sym))
 			return 0;
 	}
 #endif

@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/ftrace.h>
@@ -798,6 +799,60 @@ static void *kpk_unreg_site(bool int3)
 	return kpk_target;
 }
 
+/* Spins without ever switching voluntarily: an RCU Tasks holdout. */
+static int kpk_spinner(void *arg)
+{
+	while (!kthread_should_stop())
+		cond_resched();
+	return 0;
+}
+
+static DECLARE_COMPLETION(kpk_flushed);
+
+static int kpk_flusher(void *arg)
+{
+	kprobe_insn_slots_flush();
+	complete(&kpk_flushed);
+	return 0;
+}
+
+/*
+ * A slot released dirty (a boosted copy, a stepping copy, a detour) is
+ * reused only once no task can still be in it: a task preempted there
+ * runs on from it when it is scheduled again.  So the retiring pass
+ * waits for RCU Tasks, which ends only when every task has switched
+ * voluntarily, and not only for RCU, whose quiescent states a task
+ * passes while preempted.  A kthread that only spins (RCU sees it pass
+ * through quiescent states, RCU Tasks waits for it) holds the pass back
+ * until it stops; with the pass waiting for RCU alone, the flush
+ * returned while it spun.
+ */
+static void dirty_slots_wait_for_every_task(struct kunit *test)
+{
+	struct task_struct *spin, *flush;
+	struct kpk_probe a;
+
+	/* on x86 a breakpoint site: a copy in a slot, released dirty */
+	kpk_init(&a, kpk_unreg_site(true), 1);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&a.kp), 0);
+	unregister_kprobe(&a.kp);
+	reinit_completion(&kpk_flushed);
+
+	spin = kthread_run(kpk_spinner, NULL, "kpk_spinner");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(spin));
+	msleep(20);
+	flush = kthread_run(kpk_flusher, NULL, "kpk_flusher");
+	if (IS_ERR(flush)) {
+		kthread_stop(spin);
+		KUNIT_FAIL(test, "no flusher thread");
+		return;
+	}
+	msleep(500);
+	KUNIT_EXPECT_FALSE(test, completion_done(&kpk_flushed));
+	kthread_stop(spin);
+	wait_for_completion(&kpk_flushed);
+}
+
 static void unregister_under_hits_on_every_cpu(struct kunit *test)
 {
 	const struct kpk_unreg_case *c = test->param_value;
@@ -1368,6 +1423,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(kretprobe_misses_say_why),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
+	KUNIT_CASE(dirty_slots_wait_for_every_task),
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
 	KUNIT_CASE(batch_register_and_unregister),
 #ifdef CONFIG_JUMP_LABEL

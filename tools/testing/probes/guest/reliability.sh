@@ -262,15 +262,22 @@ if [ "$torture_race_us" -gt 0 ]; then
 	[ -w $OPTSYSCTL ] && echo 1 > $OPTSYSCTL
 fi
 
-# Everything back where it started.  A slot cache keeps its last page
-# and frees released slots lazily, but never grows past a page while at
-# most a page's worth of slots is in use (it sweeps before growing):
-# more pages than max(before, 1) means slots leaked.
-insn_after=$(slot_pages kprobe_insn_page)
-opt_after=$(slot_pages kprobe_optinsn_page)
-pages_ok=1
-[ "$insn_after" -le "$((insn_before > 1 ? insn_before : 1))" ] || pages_ok=0
-[ "$opt_after" -le "$((opt_before > 1 ? opt_before : 1))" ] || pages_ok=0
+# Everything back where it started.  A slot cache keeps its last page;
+# released slots come back after a retiring pass (a worker waits for an
+# RCU and an RCU Tasks grace period), and the cache grows meanwhile, then
+# gives empty pages back: once the passes are done, more pages than
+# max(before, 1) means slots leaked.  Wait for them up to 30 s.
+n=0
+while :; do
+	insn_after=$(slot_pages kprobe_insn_page)
+	opt_after=$(slot_pages kprobe_optinsn_page)
+	pages_ok=1
+	[ "$insn_after" -le "$((insn_before > 1 ? insn_before : 1))" ] || pages_ok=0
+	[ "$opt_after" -le "$((opt_before > 1 ? opt_before : 1))" ] || pages_ok=0
+	[ $pages_ok = 1 ] || [ $n -ge 30 ] && break
+	n=$((n + 1))
+	sleep 1
+done
 if [ -s $KPLIST ]; then
 	tap_result fail "reliability:torture-clean" "kprobes/list not empty"
 	sed 's/^/#   /' $KPLIST | head -20 >> "$TAP_FILE"
