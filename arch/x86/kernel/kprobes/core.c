@@ -686,23 +686,14 @@ static nokprobe_inline void kp_finish(struct kprobe *p, struct pt_regs *regs,
 
 /*
  * May the copy of @p run from its boost slot, which jumps back to the
- * text by itself, for the context @regs?  A freed boost slot is reused
- * after an RCU grace period (insn_slots.c), which covers a CPU in the
- * slot only while that CPU cannot pass a quiescent state there.  Without
- * CONFIG_PREEMPTION the copy and the jump cannot.  With it, the task may be
- * preempted in the slot, and a tick there may report a quiescent state
- * (preemptible RCU), unless the trapped context has interrupts off: then
- * nothing but an NMI, #DB or #MC, which return to it, comes between the
- * int3's return and the jump back.  That covers the hits nested in a
- * handler of the int3 path or in an NMI, and probes in irqs-off code.
- * Reusing slots only after an RCU Tasks grace period would cover every
- * hit; that is not done, so the other hits step.
+ * text by itself?  Whenever it has one: the slot is reused only after a
+ * retiring pass (kernel/kprobes/insn_slots.c), which waits for RCU and
+ * for RCU Tasks, so also a task preempted in the slot (a preemptible
+ * kernel, interrupts on) is out of it by then.
  */
-static nokprobe_inline bool kp_may_boost(struct kprobe *p,
-					 struct pt_regs *regs)
+static nokprobe_inline bool kp_may_boost(struct kprobe *p)
 {
-	return p->ainsn.boost && (!IS_ENABLED(CONFIG_PREEMPTION) ||
-				  !(regs->flags & X86_EFLAGS_IF));
+	return p->ainsn.boost;
 }
 
 /*
@@ -730,7 +721,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 	}
 
 	/* Nothing to do after the instruction: jump back from the slot. */
-	if (kp_may_boost(p, regs) && (reenter || !p->post_handler)) {
+	if (kp_may_boost(p) && (reenter || !p->post_handler)) {
 		regs->ip = (unsigned long)p->ainsn.boost;
 		kprobe_leave(kcb);
 		return;
@@ -753,8 +744,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
  * its optimized form, both of which jump back to the text by
  * themselves.  Returns false when the instruction can only be stepped
  * (no boost slot: an exception table entry, too long for the jump back,
- * or an instruction that must trap back; or a boost slot that a
- * preemptible context may not use, see kp_may_boost()).
+ * or an instruction that must trap back).
  */
 static nokprobe_inline bool kp_run_detached(struct kprobe *p,
 					    struct pt_regs *regs)
@@ -765,7 +755,7 @@ static nokprobe_inline bool kp_run_detached(struct kprobe *p,
 		kp_emulate(p, regs);
 		return true;
 	}
-	if (kp_may_boost(p, regs)) {
+	if (kp_may_boost(p)) {
 		regs->ip = (unsigned long)p->ainsn.boost;
 		return true;
 	}
