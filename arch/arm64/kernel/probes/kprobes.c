@@ -23,10 +23,11 @@
  * back to the second BRK with current_kprobe still ours; the registers
  * are then put back as if the instruction had run in place, and the
  * post_handler runs.  The boost slot needs no second exception: used when
- * no post_handler is there to run, in a kernel without preemption (a
- * task preempted inside a slot would keep it alive), for instructions
- * with no exception table entry (a fault in a boosted copy would not be
- * fixed up), and only when the branch back reaches.
+ * no post_handler is there to run, for instructions with no exception
+ * table entry (a fault in a boosted copy would not be fixed up), and only
+ * when the branch back reaches.  Also on a preemptible kernel: a task
+ * preempted inside the slot is out of it before the slot is reused (the
+ * retiring pass of kernel/kprobes/insn_slots.c waits for RCU Tasks).
  *
  * PSTATE.BTYPE is cleared when the CPU is sent to a slot or to a
  * simulated branch's target: the branch that got to the probe was
@@ -103,8 +104,6 @@ static int kp_fill_slot(kprobe_opcode_t *slot, const u32 *insns, int n)
  */
 static bool kp_can_boost(struct kprobe *p)
 {
-	if (IS_ENABLED(CONFIG_PREEMPTION))
-		return false;
 	return !search_exception_tables((unsigned long)p->addr);
 }
 
