@@ -30,7 +30,8 @@ SIDES = ("base", "ours")
 
 # Table order; scenarios not listed come after, in name order.
 ORDER = [
-    "none", "kprobe_entry", "jprobe_entry", "kprobe_int3", "kprobe_int3_post",
+    "none", "kprobe_entry", "jprobe_entry", "kprobe_int3", "kprobe_int3_irqs_on",
+    "kprobe_int3_post",
     "kprobe_opt", "kprobe_opt_NOT_OPTIMIZED", "kretprobe", "kretprobe_entry",
     "fprobe_entry", "fprobe_exit", "kprobe_event_4args",
     "kprobe_int3_with_1_others", "kprobe_int3_with_10000_others",

@@ -109,8 +109,8 @@ drain() {
 if step 1; then
 	echo 0 > $OPT
 	echo disarm > $D/run
-	for s in none kprobe_entry jprobe_entry kprobe_int3 kprobe_int3_post kretprobe \
-		 kretprobe_entry fprobe_entry fprobe_exit; do
+	for s in none kprobe_entry jprobe_entry kprobe_int3 kprobe_int3_irqs_on \
+		 kprobe_int3_post kretprobe kretprobe_entry fprobe_entry fprobe_exit; do
 		drain
 		cmd "$s $N"
 	done

@@ -66,6 +66,10 @@
  *                     optimization off first.
  *   kprobe_int3_post  the same with a post_handler: not boosted, the
  *                     instruction is single-stepped and traps again
+ *   kprobe_int3_irqs_on  kprobe_int3 timed with interrupts on (preemption
+ *                     off), as most probed code runs; every other
+ *                     scenario is timed with interrupts off.  A kernel
+ *                     that boosts only with interrupts off steps here.
  *   kprobe_opt        the kprobe_int3 probe with optimization allowed;
  *                     the guest arms it and waits for [OPTIMIZED] in the
  *                     kprobes list before it times it: then a jump
@@ -349,6 +353,7 @@ static int pb_arm(const char *scen)
 		pb_kp.pre_handler = pb_pre;
 		ret = register_kprobe(&pb_kp);
 	} else if (!strcmp(scen, "kprobe_int3") ||
+		   !strcmp(scen, "kprobe_int3_irqs_on") ||
 		   !strcmp(scen, "kprobe_opt")) {
 		pb_kp.addr = target + pb_body_off;
 		pb_kp.pre_handler = pb_pre;
@@ -412,8 +417,12 @@ static void pb_disarm(void)
 	pb_armed = NULL;
 }
 
-/* Time N calls of the target with whatever is armed; report as LABEL. */
-static int pb_time(unsigned long n, const char *label)
+/*
+ * Time N calls of the target with whatever is armed; report as LABEL.
+ * Interrupts are off while a batch runs, unless @irqs_on (then only
+ * preemption is).
+ */
+static int pb_time_ctx(unsigned long n, const char *label, bool irqs_on)
 {
 	unsigned long per = max_t(unsigned long, n / PB_BATCHES, 1);
 	u64 best = U64_MAX;
@@ -423,12 +432,18 @@ static int pb_time(unsigned long n, const char *label)
 	for (batch = 0; batch < PB_BATCHES; batch++) {
 		cycles_t c0, c1;
 
-		local_irq_save(flags);
+		if (irqs_on)
+			preempt_disable();
+		else
+			local_irq_save(flags);
 		c0 = get_cycles();
 		for (i = 0; i < per; i++)
 			probes_bench_target(i, batch, per, n);
 		c1 = get_cycles();
-		local_irq_restore(flags);
+		if (irqs_on)
+			preempt_enable();
+		else
+			local_irq_restore(flags);
 		best = min_t(u64, best, c1 - c0);
 		cond_resched();
 	}
@@ -438,6 +453,11 @@ static int pb_time(unsigned long n, const char *label)
 		pb_entry_off, pb_body_off);
 	pb_emit_end();
 	return 0;
+}
+
+static int pb_time(unsigned long n, const char *label)
+{
+	return pb_time_ctx(n, label, false);
 }
 
 /* Set up K kprobes on K generated functions, not yet registered. */
@@ -883,7 +903,8 @@ static int pb_command(char *cmd)
 		return 0;	/* not in this kernel: no figure */
 	if (ret)
 		return ret;
-	ret = pb_time(n, argv[2] ?: argv[0]);
+	ret = pb_time_ctx(n, argv[2] ?: argv[0],
+			  !strcmp(argv[0], "kprobe_int3_irqs_on"));
 	pb_disarm();
 	return ret;
 }
