@@ -35,6 +35,7 @@
  * what was probed), not against what the exception returns to.
  */
 
+#include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
@@ -42,6 +43,7 @@
 #include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched/debug.h>
+#include <linux/set_memory.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
@@ -96,6 +98,28 @@ static int kp_fill_slot(kprobe_opcode_t *slot, const u32 *insns, int n)
 			return ret;
 	}
 	return 0;
+}
+
+/**
+ * alloc_insn_page() - a page for slots, within branch range if it can be
+ *
+ * Module text, which arm64 places within branch range of the kernel
+ * image when it can: a boost copy jumps back with a "b" (+-128M), and a
+ * detour buffer (opt.c) is reached by one, while execmem's kprobes range
+ * is all of vmalloc space.  Read-only and executable; slots are written
+ * through the patching alias.
+ *
+ * Return: the page, or NULL.
+ */
+void *alloc_insn_page(void)
+{
+	void *page = execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
+
+	if (page && set_memory_rox((unsigned long)page, 1)) {
+		execmem_free(page);
+		return NULL;
+	}
+	return page;
 }
 
 /*

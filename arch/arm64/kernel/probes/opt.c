@@ -39,12 +39,10 @@
  * the prepare and patching functions also under text_mutex and
  * cpus_read_lock.
  */
-#include <linux/execmem.h>
 #include <linux/extable.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/memory.h>
-#include <linux/set_memory.h>
 #include <linux/sizes.h>
 
 #include <asm/insn.h>
@@ -94,26 +92,7 @@ asmlinkage void kp_detour_handler(struct optimized_kprobe *op,
 }
 NOKPROBE_SYMBOL(kp_detour_handler);
 
-/*
- * Detour pages: module text, which arm64 places within branch range of
- * the kernel image when it can (the kprobes slots may be anywhere in
- * vmalloc space, so they are not used for detours).
- */
-void *alloc_optinsn_page(void)
-{
-	void *page = execmem_alloc(EXECMEM_MODULE_TEXT, PAGE_SIZE);
-
-	if (page && set_memory_rox((unsigned long)page, 1)) {
-		execmem_free(page);
-		return NULL;
-	}
-	return page;
-}
-
-void free_optinsn_page(void *page)
-{
-	execmem_free(page);
-}
+/* Detour pages are the step slots' (alloc_insn_page(), in kprobes.c). */
 
 /* Detour slots are cut to the template (in instructions). */
 size_t arch_optinsn_slot_size(void)
