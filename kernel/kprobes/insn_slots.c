@@ -7,7 +7,8 @@
  * them), and dirty slots a retiring pass has taken.  A worker retires
  * dirty slots in passes (slot_caches_retire()): neither releasing nor
  * allocating a slot waits for a grace period; a cache with no clean slot
- * grows instead.  The page list is RCU-protected so that
+ * grows instead, up to SLOT_GARBAGE_PAGES pages of slots waiting for a
+ * pass, past which an allocation waits for the pass.  The page list is RCU-protected so that
  * __is_insn_slot_addr() can be asked from any context (the unwinder and
  * kernel_text_address() do).
  */
@@ -41,6 +42,17 @@ static unsigned int slots_in_page(struct kprobe_insn_cache *c)
 	return PAGE_SIZE / (c->insn_size * sizeof(kprobe_opcode_t));
 }
 
+/*
+ * How many pages' worth of released slots (kprobe_insn_cache.nr_garbage)
+ * a cache may hold before it waits for a pass instead of growing.
+ * Passes end after an RCU Tasks grace period, which a task that runs in
+ * the kernel without ever switching voluntarily holds back for as long
+ * as it runs (with preempt=full, cond_resched() does not switch); a
+ * cache that only grew would take a page per SLOT_GARBAGE_PAGES' worth
+ * of register/unregister cycles meanwhile.
+ */
+#define SLOT_GARBAGE_PAGES	4
+
 /**
  * alloc_insn_page() - one page of executable memory for slots
  *
@@ -67,6 +79,9 @@ struct kprobe_insn_cache kprobe_insn_slots = {
 	.pages = LIST_HEAD_INIT(kprobe_insn_slots.pages),
 	.insn_size = MAX_INSN_SIZE,
 };
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(kprobe_insn_slots);
+#endif
 
 #ifdef CONFIG_OPTPROBES
 /**
@@ -189,7 +204,6 @@ static void slot_cache_take_dirty(struct kprobe_insn_cache *c)
 		pg->nr_retiring += pg->nr_dirty;
 		pg->nr_dirty = 0;
 	}
-	c->nr_garbage = 0;
 }
 
 /* The slots the pass took are free.  c->mutex held. */
@@ -204,6 +218,7 @@ static void slot_cache_free_retiring(struct kprobe_insn_cache *c)
 		bitmap_andnot(pg->used, pg->used, pg->retiring, n);
 		bitmap_zero(pg->retiring, n);
 		pg->nr_used -= pg->nr_retiring;
+		c->nr_garbage -= pg->nr_retiring;
 		pg->nr_retiring = 0;
 		slot_page_release(c, pg);
 	}
@@ -265,21 +280,32 @@ EXPORT_SYMBOL_GPL(kprobe_insn_slots_flush);
  * @c: the cache
  *
  * Return: the slot, or NULL without memory.
- * Context: process, may sleep.
+ * Context: process, may sleep (for a retiring pass, when the cache holds
+ * SLOT_GARBAGE_PAGES pages' worth of released slots); callers hold
+ * kprobe_mutex, often cpus_read_lock and text_mutex too, none of which
+ * the pass takes.
  */
 kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 {
 	unsigned int n = slots_in_page(c), i;
 	struct kprobe_slot_page *pg;
 	kprobe_opcode_t *slot = NULL;
+	bool waited = false;
 
+retry:
 	mutex_lock(&c->mutex);
 	list_for_each_entry(pg, &c->pages, list) {
 		i = find_first_zero_bit(pg->used, n);
 		if (i < n)
 			goto found;
 	}
-	/* dirty slots come back when their pass ends: grow meanwhile */
+	/* Released slots come back when their pass ends: grow meanwhile. */
+	if (c->nr_garbage >= SLOT_GARBAGE_PAGES * n && !waited) {
+		mutex_unlock(&c->mutex);
+		kprobe_insn_slots_flush();
+		waited = true;
+		goto retry;
+	}
 	pg = slot_page_new(c);
 	if (!pg)
 		goto out;
@@ -292,6 +318,9 @@ out:
 	mutex_unlock(&c->mutex);
 	return slot;
 }
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(__get_insn_slot);
+#endif
 
 /**
  * __free_insn_slot() - release a slot
@@ -335,6 +364,9 @@ found:
 out:
 	mutex_unlock(&c->mutex);
 }
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(__free_insn_slot);
+#endif
 
 /**
  * __is_insn_slot_addr() - does an address lie in one of a cache's pages?
@@ -402,6 +434,9 @@ void __init kprobe_insn_slots_init(void)
 void kprobe_insn_slots_flush(void)
 {
 }
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(kprobe_insn_slots_flush);
+#endif
 #endif /* __ARCH_WANT_KPROBES_INSN_SLOT */
 
 /**

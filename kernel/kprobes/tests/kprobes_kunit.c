@@ -853,6 +853,69 @@ static void dirty_slots_wait_for_every_task(struct kunit *test)
 	wait_for_completion(&kpk_flushed);
 }
 
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+/* Slots allocated and released dirty by kpk_churner() so far. */
+static atomic_t kpk_churned;
+
+static int kpk_churner(void *arg)
+{
+	unsigned int i, n = (unsigned long)arg;
+	kprobe_opcode_t *slot;
+
+	for (i = 0; i < n; i++) {
+		slot = get_insn_slot();
+		if (!slot)
+			break;
+		free_insn_slot(slot, 1);
+		atomic_inc(&kpk_churned);
+	}
+	complete(&kpk_flushed);
+	return 0;
+}
+
+/*
+ * While RCU Tasks is held back, released slots cannot be reused, and a
+ * cache with no clean slot grows.  It grows only so far: past a few
+ * pages' worth of released slots an allocation waits for the pass.
+ * 16 pages' worth of register/unregister cycles (slots taken and
+ * released dirty) must not get through while a spinner holds RCU Tasks
+ * back, and must once it stops; without the bound they all went through
+ * at once, taking 16 pages.
+ */
+static void slot_cache_growth_is_bounded(struct kunit *test)
+{
+	unsigned int n = 16 * PAGE_SIZE /
+			 (kprobe_insn_slots.insn_size * sizeof(kprobe_opcode_t));
+	struct task_struct *spin, *churn;
+	unsigned long end;
+	int seen;
+
+	atomic_set(&kpk_churned, 0);
+	reinit_completion(&kpk_flushed);
+	spin = kthread_run(kpk_spinner, NULL, "kpk_spinner");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(spin));
+	msleep(20);
+	churn = kthread_run(kpk_churner, (void *)(unsigned long)n, "kpk_churner");
+	if (IS_ERR(churn)) {
+		kthread_stop(spin);
+		KUNIT_FAIL(test, "no churner thread");
+		return;
+	}
+	/* until the churner stops making progress (or is done) */
+	end = jiffies + 20 * HZ;
+	do {
+		seen = atomic_read(&kpk_churned);
+		msleep(200);
+	} while (atomic_read(&kpk_churned) != seen && time_before(jiffies, end));
+	KUNIT_EXPECT_FALSE(test, completion_done(&kpk_flushed));
+	KUNIT_EXPECT_LT(test, atomic_read(&kpk_churned), n);
+	kthread_stop(spin);
+	wait_for_completion(&kpk_flushed);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_churned), n);
+	kprobe_insn_slots_flush();
+}
+#endif
+
 static void unregister_under_hits_on_every_cpu(struct kunit *test)
 {
 	const struct kpk_unreg_case *c = test->param_value;
@@ -1424,6 +1487,9 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(kretprobe_misses_say_why),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE(dirty_slots_wait_for_every_task),
+#ifdef __ARCH_WANT_KPROBES_INSN_SLOT
+	KUNIT_CASE_SLOW(slot_cache_growth_is_bounded),
+#endif
 	KUNIT_CASE_PARAM(unregister_under_hits_on_every_cpu, kpk_unreg_gen_params),
 	KUNIT_CASE(batch_register_and_unregister),
 #ifdef CONFIG_JUMP_LABEL
