@@ -394,6 +394,34 @@ static int kp_copy_region(u8 *dest, u8 *real, unsigned long addr,
 	return len;
 }
 
+/*
+ * The original bytes the jump at @addr will replace, into @orig: decoded
+ * instruction by instruction, so that the int3 of any other probe in
+ * them, and any jump over them, is taken out as it is for the site's
+ * own first byte.  A probe inside the region keeps the jump out while it
+ * is enabled, but may still be in the text when the buffer is built;
+ * its int3 in @orig would be written back when the jump goes, and stay
+ * there, no probe's, after the probe is gone.
+ */
+static int kp_region_orig(u8 *orig, unsigned long addr)
+{
+	kprobe_opcode_t buf[MAX_INSN_SIZE];
+	unsigned long pos = addr;
+	struct insn insn;
+	int ret;
+
+	while (pos < addr + JMP32_INSN_SIZE) {
+		ret = kp_opt_decode(pos, buf, &insn);
+		if (ret)
+			return ret;
+		memcpy(orig + (pos - addr), insn.kaddr,
+		       min_t(unsigned long, insn.length,
+			     addr + JMP32_INSN_SIZE - pos));
+		pos += insn.length;
+	}
+	return 0;
+}
+
 /* Fill the per-probe words of the detour head in @code, to run at @slot. */
 static int kp_fill_head(u8 *code, kprobe_opcode_t *slot,
 			struct optimized_kprobe *op)
@@ -450,9 +478,8 @@ size_t arch_optinsn_slot_size(void)
 int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 				  struct kprobe *orig)
 {
-	u8 code[MAX_OPTINSN_SIZE], buf[MAX_INSN_SIZE];
+	u8 code[MAX_OPTINSN_SIZE];
 	unsigned long addr = (unsigned long)op->kp.addr, fstart, size, off;
-	unsigned long from;
 	kprobe_opcode_t *slot;
 	u8 *region;
 	int len, ret;
@@ -495,12 +522,9 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
 	if (ret)
 		goto fail;
 
-	from = recover_probed_instruction(buf, addr);
-	if (!from) {
-		ret = -EFAULT;
+	ret = kp_region_orig(op->optinsn.orig, addr);
+	if (ret)
 		goto fail;
-	}
-	memcpy(op->optinsn.orig, (void *)from, JMP32_INSN_SIZE);
 
 	synthesize_reljump(region + len, slot + KP_DETOUR_TMPL_SIZE + len,
 			   (void *)(addr + len));

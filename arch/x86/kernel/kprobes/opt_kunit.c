@@ -363,9 +363,11 @@ static void second_probe_in_region_prevents_jump(struct kunit *test)
 	struct kprobe first = { .addr = kpo_addr(KPO_SITE), .pre_handler = kpo_count };
 	struct kprobe inner = { .addr = kpo_addr(KPO_SITE_NEXT),
 				.pre_handler = kpo_count };
+	u8 inner_text, text;
 
 	KUNIT_ASSERT_NOT_NULL(test, first.addr);
 	KUNIT_ASSERT_NOT_NULL(test, inner.addr);
+	inner_text = READ_ONCE(*inner.addr);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
 	KUNIT_EXPECT_TRUE(test, kpo_is_jump(first.addr));
 	KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
@@ -384,8 +386,19 @@ static void second_probe_in_region_prevents_jump(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
 	KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
 	KUNIT_EXPECT_TRUE(test, kpo_is_int3(first.addr));
-	unregister_kprobe(&first);
+	/*
+	 * The outer's detour was built with the inner's int3 in the text.
+	 * Once the inner goes the outer jumps, and when the jump goes, it
+	 * must leave the original text behind, not the inner's int3 (which
+	 * no probe would own: the next call would die on it).
+	 */
 	unregister_kprobe(&inner);
+	KUNIT_EXPECT_TRUE(test, kpo_is_jump(first.addr));
+	unregister_kprobe(&first);
+	wait_for_kprobe_optimizer();
+	text = READ_ONCE(*inner.addr);
+	KUNIT_ASSERT_EQ(test, text, inner_text);
+	KUNIT_EXPECT_EQ(test, kpo_straight(7), kpo_straight_expected(7));
 }
 
 /* A disabled probe is no jump; enabling it makes it one again. */
