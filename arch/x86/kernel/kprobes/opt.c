@@ -583,7 +583,13 @@ void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 	op->optinsn.size = 0;
 }
 
-/* Does an enabled probe sit on a byte of the region after the first? */
+/*
+ * Does a probe sit on a byte of the region after the first: an enabled
+ * one, or one whose jump is still in the text (its last user gone, the
+ * jump queued for the optimizer to undo)?  While such a jump is there,
+ * this site may not even send int3 hits through its detour buffer,
+ * which returns to the end of the region: that may be inside the jump.
+ */
 static bool kp_region_probed(struct optimized_kprobe *op)
 {
 	kprobe_opcode_t *a = op->kp.addr + INT3_INSN_SIZE;
@@ -592,7 +598,7 @@ static bool kp_region_probed(struct optimized_kprobe *op)
 
 	for (; a < end; a++) {
 		p = get_kprobe(a);
-		if (p && !kprobe_disabled(p))
+		if (p && (!kprobe_disabled(p) || kprobe_optimized(p)))
 			return true;
 	}
 	return false;
@@ -603,10 +609,12 @@ static bool kp_region_probed(struct optimized_kprobe *op)
  * @op: a prepared site
  *
  * A disabled probe inside the region has no int3 in the text; if it is
- * enabled again, the core takes the jump out before arming it.
+ * enabled again, the core takes the jump out before arming it.  One
+ * whose own jump has yet to be undone still counts.
  *
- * Return: 0, or -EEXIST if an enabled probe sits inside the region (the
- * jump would swallow its int3), -EINVAL if @op is not prepared.
+ * Return: 0, or -EEXIST if a probe sits inside the region (the jump
+ * would swallow its int3, or clash with its jump), -EINVAL if @op is
+ * not prepared.
  * Context: kprobe_mutex held.
  */
 int arch_check_optimized_kprobe(struct optimized_kprobe *op)

@@ -401,6 +401,48 @@ static void second_probe_in_region_prevents_jump(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_straight(7), kpo_straight_expected(7));
 }
 
+/*
+ * A probe inside the region whose last user just left keeps its jump
+ * until the optimizer undoes it.  Until then the covering site must not
+ * take its detour either: the detour returns to the end of its region,
+ * inside that jump.
+ */
+static void leaving_jump_keeps_the_covering_site_out(struct kunit *test)
+{
+	struct kprobe first = { .addr = kpo_addr(KPO_SITE), .pre_handler = kpo_count };
+	struct kprobe inner = { .addr = kpo_addr(KPO_SITE_NEXT),
+				.pre_handler = kpo_count };
+	bool opt = true, jump_left = false;
+	int tries;
+
+	KUNIT_ASSERT_NOT_NULL(test, first.addr);
+	KUNIT_ASSERT_NOT_NULL(test, inner.addr);
+	/* The optimizer may run between the two; try again if it did. */
+	for (tries = 0; tries < 10 && !jump_left; tries++) {
+		memset(&inner, 0, sizeof(inner));
+		inner.addr = kpo_addr(KPO_SITE_NEXT);
+		inner.pre_handler = kpo_count;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
+		KUNIT_ASSERT_TRUE(test, kpo_is_jump(inner.addr));
+		unregister_kprobe(&inner);
+		memset(&first, 0, sizeof(first));
+		first.addr = kpo_addr(KPO_SITE);
+		first.pre_handler = kpo_count;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+		/* the flag first: a jump that is gone now was there then */
+		kpo_site_flag(first.addr, &opt);
+		jump_left = READ_ONCE(*inner.addr) == JMP32_INSN_OPCODE;
+		if (!jump_left)
+			unregister_kprobe(&first);
+	}
+	KUNIT_ASSERT_TRUE(test, jump_left);
+	KUNIT_EXPECT_FALSE(test, opt);
+	/* Once the jump is gone, the covering site jumps. */
+	KUNIT_EXPECT_TRUE(test, kpo_is_jump(first.addr));
+	KUNIT_EXPECT_EQ(test, kpo_straight(8), kpo_straight_expected(8));
+	unregister_kprobe(&first);
+}
+
 /* A disabled probe is no jump; enabling it makes it one again. */
 static void disable_removes_jump(struct kunit *test)
 {
@@ -557,6 +599,7 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(post_handler_prevents_jump),
 	KUNIT_CASE(detour_built_only_when_optimizing),
 	KUNIT_CASE(second_probe_in_region_prevents_jump),
+	KUNIT_CASE(leaving_jump_keeps_the_covering_site_out),
 	KUNIT_CASE(disable_removes_jump),
 	KUNIT_CASE(sysctl_round_trip),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
