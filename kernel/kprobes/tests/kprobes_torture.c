@@ -63,7 +63,11 @@
  * module_probes, module_release_going and race_window_us (with
  * CONFIG_KPROBES_RACE_WINDOW: every hit waits that long between
  * the core choosing a probe and calling its handler, so that
- * unregistrations on other CPUs land inside hits).
+ * unregistrations on other CPUs land inside hits) and slot_preempt_us
+ * (a hit of a mid-function kprobe has its task preempted where the hit
+ * resumes, for that long: in a boosted hit, inside the copy of the
+ * probed instruction, while the controllers release the copy's slot and
+ * register probes that may be given it; see kpt_ask_preempt()).
  * The verdict is one line: "kprobes_torture: PASS ..." or
  * "kprobes_torture: FAIL ...", with the counts.
  */
@@ -73,6 +77,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/fprobe.h>
+#include <linux/irq_work.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -82,6 +87,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/srcu.h>
+#include <linux/timekeeping.h>
 
 static int duration = 30;
 module_param(duration, int, 0444);
@@ -111,6 +117,10 @@ static uint race_window_us;
 module_param(race_window_us, uint, 0444);
 MODULE_PARM_DESC(race_window_us, "hits wait this long before their handler (needs CONFIG_KPROBES_RACE_WINDOW; default 0)");
 
+static uint slot_preempt_us;
+module_param(slot_preempt_us, uint, 0444);
+MODULE_PARM_DESC(slot_preempt_us, "preempt a task where a mid-function kprobe hit resumes, for this long (a preemptible kernel: preempt=full; default 0)");
+
 static bool done;
 module_param(done, bool, 0444);
 MODULE_PARM_DESC(done, "set when the verdict is printed (read only)");
@@ -125,49 +135,86 @@ static noinline int kpt_entry(int v)
 }
 
 #ifdef CONFIG_X86_64
-extern const int kpt_mid_offs[2];
+extern const int kpt_mid_offs[4];
 
 /*
- * Two probe sites in the middle of a function, at instruction
- * boundaries the assembler marks: the first opens a run of plain ALU
- * instructions that can be boosted or optimized, the second lies just
- * before the compiler's epilogue.  Their offsets from the function
- * start go to kpt_mid_offs[] (a difference the assembler resolves: no
- * relocation into the middle of a function, which IBT would flag).
+ * Probe sites in the middle of a function, at instruction boundaries
+ * the assembler marks: A opens a run of plain ALU instructions that can
+ * be boosted or optimized, B lies just before the compiler's epilogue;
+ * C and D, one instruction after each, are kpt_reuser()'s.  Their
+ * offsets from the function start go to kpt_mid_offs[] (a difference
+ * the assembler resolves: no relocation into the middle of a function,
+ * which IBT would flag).
  */
 static noinline int kpt_mid(int v)
 {
 	int r;
 
 	asm volatile("1:\n\t"
-		     "mov %1, %0\n\t"
+		     "mov %1, %0\n"
+		     "3:\n\t"
 		     "add $7, %0\n\t"
 		     "imul $3, %0, %0\n"
 		     "2:\n\t"
-		     "xor $0x55, %0\n\t"
+		     "xor $0x55, %0\n"
+		     "4:\n\t"
 		     "add %1, %0\n\t"
 		     ".pushsection .rodata\n\t"
 		     ".balign 4\n"
 		     "kpt_mid_offs:\n\t"
-		     ".long 1b - %c2, 2b - %c2\n\t"
+		     ".long 1b - %c2, 2b - %c2, 3b - %c2, 4b - %c2\n\t"
 		     ".popsection\n"
 		     : "=&r" (r) : "r" (v), "i" (kpt_mid) : "cc");
 	return r;
 }
 
-#define KPT_MID_A	((unsigned long)kpt_mid + kpt_mid_offs[0])
-#define KPT_MID_B	((unsigned long)kpt_mid + kpt_mid_offs[1])
 #define KPT_MID_BAD	(KPT_MID_A + 1)	/* inside the mov */
+#define KPT_MID_XOR	0x55
+#elif defined(CONFIG_ARM64)
+extern const int kpt_mid_offs[4];
+
+/* The same four sites on arm64: ALU instructions a BRK probe can boost. */
+static noinline int kpt_mid(int v)
+{
+	int r;
+
+	asm volatile("1:\n\t"
+		     "add %w0, %w1, #7\n"
+		     "3:\n\t"
+		     "add %w0, %w0, %w0, lsl #1\n"
+		     "2:\n\t"
+		     "eor %w0, %w0, #0xff\n"
+		     "4:\n\t"
+		     "add %w0, %w0, %w1\n\t"
+		     ".pushsection .rodata\n\t"
+		     ".balign 4\n"
+		     "kpt_mid_offs:\n\t"
+		     ".long 1b - %c2, 2b - %c2, 3b - %c2, 4b - %c2\n\t"
+		     ".popsection\n"
+		     : "=&r" (r) : "r" (v), "i" (kpt_mid));
+	return r;
+}
+
+#define KPT_MID_BAD	(KPT_MID_A + 2)	/* not an instruction boundary */
+#define KPT_MID_XOR	0xff
 #else
 static noinline int kpt_mid(int v)
 {
 	return v * 3 + 21;
 }
 
-#define KPT_MID_A	((unsigned long)kpt_mid)
-#define KPT_MID_B	((unsigned long)kpt_mid)
 #define KPT_MID_BAD	0UL
 #endif
+
+#ifdef KPT_MID_XOR
+#define KPT_MID(i)	((unsigned long)kpt_mid + kpt_mid_offs[i])
+#else
+#define KPT_MID(i)	((void)(i), (unsigned long)kpt_mid)
+#endif
+#define KPT_MID_A	KPT_MID(0)
+#define KPT_MID_B	KPT_MID(1)
+#define KPT_MID_C	KPT_MID(2)
+#define KPT_MID_D	KPT_MID(3)
 
 static int (*kpt_recurse_fn)(int depth);
 
@@ -204,8 +251,8 @@ static int kpt_expected(int t, int v)
 	case KPT_T_ENTRY:
 		return v * 13 + 5;
 	case KPT_T_MID:
-#ifdef CONFIG_X86_64
-		return (((v + 7) * 3) ^ 0x55) + v;
+#ifdef KPT_MID_XOR
+		return (((v + 7) * 3) ^ KPT_MID_XOR) + v;
 #else
 		return v * 3 + 21;
 #endif
@@ -253,6 +300,7 @@ struct kpt_slot {
 	unsigned long addr;		/* resolved at init */
 	const char *sym;		/* fprobe filter */
 	bool post;			/* kprobe with a post_handler: stepped */
+	bool preempt;			/* hits ask for a preemption */
 	void *jp_handler;		/* jprobe handler */
 	union {
 		struct kprobe kp;
@@ -303,9 +351,13 @@ static struct kpt_slot kpt_slots[] = {
 #ifdef CONFIG_JPROBES
 	{ "jp-sleep",     KPT_JPROBE,    KPT_T_SLEEP },
 #endif
+	/* kpt_reuser()'s, last */
+	{ "kp-mid-c",     KPT_KPROBE,    KPT_T_MID, .preempt = true },
 };
 
 #define KPT_NR_SLOTS	ARRAY_SIZE(kpt_slots)
+#define KPT_NR_CTL_SLOTS	(KPT_NR_SLOTS - 1)	/* the controllers' */
+#define KPT_SLOT_C	(&kpt_slots[KPT_NR_SLOTS - 1])
 
 DEFINE_STATIC_SRCU(kpt_srcu);
 
@@ -365,9 +417,138 @@ static void kpt_hit(struct kpt_slot *s, int ret)
 }
 NOKPROBE_SYMBOL(kpt_hit);
 
+/*
+ * Preemption where a hit resumes.  A boosted hit returns from the
+ * breakpoint straight into the copy of the probed instruction in its
+ * slot, with interrupts on again; an interrupt pending at that moment
+ * comes in before the copy runs, so a wakeup of a real-time task in it
+ * preempts the caller inside the slot (on a kernel that preempts on
+ * the way out of an interrupt: preempt=full).  There the caller stays
+ * for slot_preempt_us while the controllers unregister the probe,
+ * which releases the slot, and register others, which may be given it
+ * once it is free: the slot must not be written again before the
+ * caller ran on out of it (slots are reused only after RCU Tasks), or
+ * it resumes in another site's copy and jumps back into the wrong
+ * place: a wrong result, or worse.  A stepped hit resumes in the slot
+ * with interrupts off, and a jump-optimized one in its detour buffer
+ * or the handler's caller (preempted there alike).
+ *
+ * The first online CPU has a squatter, a SCHED_FIFO thread bound to
+ * it, and an irq_work that wakes it; the irq_work's self-IPI is the
+ * pending interrupt.  One preemption at a time; the squatter spins for
+ * slot_preempt_us, then leaves the CPU alone for as long before it
+ * takes the next request.  kpt_reuser() runs on another CPU, where the
+ * squatter does not keep it from running.
+ */
+struct kpt_squat {
+	struct irq_work work;
+	struct task_struct *task;
+	struct kpt_slot *asker;	/* the probe whose hit asked */
+	unsigned long asked;	/* preemptions asked for on this CPU */
+	bool busy;		/* asked, not yet done */
+};
+
+static DEFINE_PER_CPU(struct kpt_squat, kpt_squat);
+static bool kpt_preempting;
+/* Calls preempted between asking in their hit and returning. */
+static atomic_long_t kpt_slot_preempts;
+
+static struct kpt_slot *kpt_victim_slot;
+
+/* Context: a pre_handler (breakpoint, or an optimized probe's detour). */
+static void kpt_ask_preempt(struct kpt_slot *s)
+{
+	struct kpt_squat *sq = this_cpu_ptr(&kpt_squat);
+
+	if (!READ_ONCE(kpt_preempting) || !sq->task || READ_ONCE(sq->busy))
+		return;
+	WRITE_ONCE(sq->busy, true);
+	sq->asker = s;
+	sq->asked++;
+	irq_work_queue(&sq->work);
+}
+NOKPROBE_SYMBOL(kpt_ask_preempt);
+
+/* Context: hard interrupt, on the CPU that asked. */
+static void kpt_squat_kick(struct irq_work *work)
+{
+	wake_up_process(container_of(work, struct kpt_squat, work)->task);
+}
+
+static int kpt_squatter(void *arg)
+{
+	struct kpt_squat *sq = arg;
+	u64 end;
+
+	sched_set_fifo_low(current);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!READ_ONCE(sq->busy)) {
+			schedule();
+			continue;
+		}
+		__set_current_state(TASK_RUNNING);
+		/* the caller that asked is preempted now: say so, and hold it */
+		WRITE_ONCE(kpt_victim_slot, sq->asker);
+		end = ktime_get_ns() + slot_preempt_us * NSEC_PER_USEC;
+		while (ktime_get_ns() < end && !kthread_should_stop())
+			cpu_relax();
+		WRITE_ONCE(kpt_victim_slot, NULL);
+		usleep_range(slot_preempt_us, slot_preempt_us + 100);
+		WRITE_ONCE(sq->busy, false);
+	}
+	return 0;
+}
+
+/*
+ * Start the squatter, on the first online CPU, and return the CPU for
+ * kpt_reuser(), or nr_cpu_ids (one CPU: no squatter, no reuser).
+ * kpt_main() only, under cpus_read_lock().
+ */
+static int kpt_squatters_start(unsigned int *reuser_cpu)
+{
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+	struct kpt_squat *sq = per_cpu_ptr(&kpt_squat, cpu);
+	struct task_struct *t;
+
+	*reuser_cpu = nr_cpu_ids;
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu_ptr(&kpt_squat, cpu)->work, kpt_squat_kick);
+	cpu = cpumask_first(cpu_online_mask);
+	if (!slot_preempt_us || num_online_cpus() < 2)
+		return 0;
+	t = kthread_create_on_cpu(kpt_squatter, sq, cpu, "kpt_squat/%u");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	sq->task = t;
+	wake_up_process(t);
+	*reuser_cpu = cpumask_any_but(cpu_online_mask, cpu);
+	WRITE_ONCE(kpt_preempting, true);
+	return 0;
+}
+
+static void kpt_squatters_stop(void)
+{
+	unsigned int cpu;
+
+	WRITE_ONCE(kpt_preempting, false);
+	for_each_possible_cpu(cpu) {
+		struct kpt_squat *sq = per_cpu_ptr(&kpt_squat, cpu);
+
+		irq_work_sync(&sq->work);
+		if (sq->task)
+			kthread_stop(sq->task);
+		sq->task = NULL;
+	}
+}
+
 static int kpt_kp_pre(struct kprobe *p, struct pt_regs *regs)
 {
-	kpt_hit(container_of(p, struct kpt_slot, kp), 0);
+	struct kpt_slot *s = container_of(p, struct kpt_slot, kp);
+
+	kpt_hit(s, 0);
+	if (s->preempt)
+		kpt_ask_preempt(s);
 	return 0;
 }
 NOKPROBE_SYMBOL(kpt_kp_pre);
@@ -1002,6 +1183,8 @@ static int kpt_caller(void *arg)
 {
 	struct rnd_state rnd;
 	unsigned long hits[KPT_NR_SLOTS], missed[KPT_NR_SLOTS];
+	struct kpt_squat *sq = this_cpu_ptr(&kpt_squat);
+	unsigned long asked, switches;
 	long before[KPT_NR_SLOTS];
 	unsigned int i;
 
@@ -1020,9 +1203,14 @@ static int kpt_caller(void *arg)
 				missed[i] = kpt_nested(&kpt_slots[i]);
 			}
 		this_cpu_write(kpt_cur_arg, v);
+		asked = READ_ONCE(sq->asked);
+		switches = READ_ONCE(current->nivcsw);
 		smp_mb();	/* words read before the call; pairs with kpt_advance() */
 		ret = kpt_targets[t](v);
 		smp_mb();	/* and again after it returned */
+		if (READ_ONCE(sq->asked) != asked &&
+		    READ_ONCE(current->nivcsw) != switches)
+			atomic_long_inc(&kpt_slot_preempts);
 		if (unlikely(ret != kpt_expected(t, v)) &&
 		    atomic_long_inc_return(&kpt_wrong_result) <= 3)
 			pr_err("target %d(%d) returned %d, not %d\n", t, v,
@@ -1063,14 +1251,14 @@ static int kpt_controller(void *arg)
 			enum kpt_kind kind = (r >> 4) & 1 ? KPT_KRETPROBE : KPT_KPROBE;
 			int n = 0;
 
-			for (i = me; i < KPT_NR_SLOTS; i += controllers)
+			for (i = me; i < KPT_NR_CTL_SLOTS; i += controllers)
 				if (kpt_slots[i].kind == kind && !kpt_slots[i].registered)
 					set[n++] = &kpt_slots[i];
 			if (n)
 				kpt_batch(set, n, kind, (r >> 5) % 4, &rnd);
 			continue;
 		}
-		i = me + controllers * ((r >> 8) % ((KPT_NR_SLOTS - me + controllers - 1) / controllers));
+		i = me + controllers * ((r >> 8) % ((KPT_NR_CTL_SLOTS - me + controllers - 1) / controllers));
 		s = &kpt_slots[i];
 		if (!s->registered)
 			kpt_register(s, s->kind != KPT_FPROBE && r % 4 == 1);
@@ -1084,9 +1272,85 @@ static int kpt_controller(void *arg)
 			usleep_range(100, 1000);
 		cond_resched();
 	}
-	for (i = me; i < KPT_NR_SLOTS; i += controllers)
+	for (i = me; i < KPT_NR_CTL_SLOTS; i += controllers)
 		if (kpt_slots[i].registered)
 			kpt_unregister(&kpt_slots[i]);
+	return 0;
+}
+
+/*
+ * The slot reuse a preemption inside a copy is there for, made to
+ * happen rather than waited for: while a caller sits preempted after a
+ * hit of kp-mid-c (kpt_ask_preempt()), unregister kp-mid-c, which
+ * releases its copies, and keep registering and unregistering a probe
+ * of no slot's at D until the caller runs again, so that D's copies are
+ * given any slot of kp-mid-c's that comes back meanwhile (slots are
+ * handed out lowest first).  A slot that came back too early holds D's
+ * copy when the caller resumes in it: a wrong result, or a breakpoint
+ * that is no probe's.  kp-mid-c's window closes only after that (it
+ * waits for the callers, the preempted one included).  Owns kp-mid-c
+ * as a controller owns its slots.
+ */
+static unsigned long kpt_reuse_tries, kpt_reuse_seen;
+static struct task_struct *kpt_reuser_task;
+static struct kprobe kpt_reuse_kp;
+
+static int kpt_reuse_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+NOKPROBE_SYMBOL(kpt_reuse_pre);
+
+static void kpt_reuse_churn(struct kpt_slot *c)
+{
+	int ret;
+
+	while (READ_ONCE(kpt_victim_slot) == c && !kthread_should_stop()) {
+		memset(&kpt_reuse_kp, 0, sizeof(kpt_reuse_kp));
+		kpt_reuse_kp.addr = (kprobe_opcode_t *)KPT_MID_D;
+		kpt_reuse_kp.pre_handler = kpt_reuse_pre;
+		ret = register_kprobe(&kpt_reuse_kp);
+		if (ret) {
+			kpt_op_failed(c, "register at D", ret);
+			return;
+		}
+		usleep_range(1000, 2000);
+		unregister_kprobe(&kpt_reuse_kp);
+	}
+}
+
+static int kpt_reuser(void *arg)
+{
+	struct kpt_slot *c = KPT_SLOT_C;
+	unsigned long end;
+
+	while (!kthread_should_stop()) {
+		kpt_register(c, false);
+		if (!c->registered)
+			continue;
+		end = jiffies + HZ;
+		while (READ_ONCE(kpt_victim_slot) != c &&
+		       time_before(jiffies, end) && !kthread_should_stop())
+			usleep_range(200, 400);
+		if (READ_ONCE(kpt_victim_slot) != c) {
+			kpt_unregister(c);
+			continue;
+		}
+		kpt_count(&kpt_reuse_seen, 1);
+		/* kpt_unregister(), with the churn before the window closes */
+		kpt_advance(c);			/* disarming */
+		kpt_misses_snap(c);
+		kpt_do_unregister(c);
+		if (READ_ONCE(kpt_victim_slot) == c) {
+			kpt_count(&kpt_reuse_tries, 1);
+			kpt_reuse_churn(c);
+		}
+		kpt_close_window(c);
+		c->registered = false;
+		c->enabled = false;
+	}
+	if (c->registered)
+		kpt_unregister(c);
 	return 0;
 }
 
@@ -1210,7 +1474,7 @@ static void kpt_stop_all(struct task_struct **ts, unsigned int n)
 static int kpt_main(void *unused)
 {
 	unsigned long end, left_registered = 0;
-	unsigned int i, cpu, n = 0;
+	unsigned int i, cpu, n = 0, reuser_cpu;
 	int err = 0;
 
 	kpt_callers = kcalloc(nr_cpu_ids, sizeof(*kpt_callers), GFP_KERNEL);
@@ -1228,9 +1492,12 @@ static int kpt_main(void *unused)
 		goto out;
 
 	cpus_read_lock();
+	err = kpt_squatters_start(&reuser_cpu);
 	for_each_online_cpu(cpu) {
 		struct task_struct *t;
 
+		if (err)
+			break;
 		t = kthread_create_on_cpu(kpt_caller, (void *)(unsigned long)cpu,
 					  cpu, "kpt_caller/%u");
 		if (IS_ERR(t)) {
@@ -1252,6 +1519,17 @@ static int kpt_main(void *unused)
 		else
 			kpt_ctls[i] = t;
 	}
+	if (!err && reuser_cpu < nr_cpu_ids) {
+		struct task_struct *t;
+
+		t = kthread_create_on_cpu(kpt_reuser, NULL, reuser_cpu, "kpt_reuser");
+		if (IS_ERR(t)) {
+			err = PTR_ERR(t);
+		} else {
+			kpt_reuser_task = t;
+			wake_up_process(t);
+		}
+	}
 
 	end = jiffies + duration * HZ;
 	while (!err && time_before(jiffies, end) && !kthread_should_stop())
@@ -1259,7 +1537,9 @@ static int kpt_main(void *unused)
 
 	/* Controllers first: they unregister what they hold. */
 	kpt_stop_all(kpt_ctls, controllers);
+	kpt_stop_all(&kpt_reuser_task, 1);
 	kpt_stop_all(kpt_callers, kpt_nr_callers);
+	kpt_squatters_stop();
 #ifdef CONFIG_KPROBES_RACE_WINDOW
 	kprobes_set_race_window(0);
 #endif
@@ -1286,7 +1566,7 @@ static int kpt_main(void *unused)
 out:
 	if (err)
 		pr_err("setup failed: %d\n", err);
-	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu missed_nested=%lu missed_unhooked=%lu missed_stopped=%lu missed_no_room=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u\n",
+	pr_info("%s duration=%ds cpus=%u controllers=%d seed=%lu strict=%d calls=%ld windows=%lu must=%lu may=%lu hits=%ld missed=%lu missed_nested=%lu missed_unhooked=%lu missed_stopped=%lu missed_no_room=%lu registers=%lu unregisters=%lu enables=%lu disables=%lu batches=%lu bad_batches=%lu module_loads=%lu module_probes=%lu after_unregister=%ld while_off=%ld bad_return_data=%ld failed_batch_handlers=%ld lost=%lu extra=%lu op_errors=%lu bad_batch_accepted=%lu left_registered=%lu wrong_results=%ld wrong_jprobe_args=%ld race_window_us=%u slot_preempt_us=%u slot_preempts=%ld slot_reuse_tries=%lu slot_victims=%lu\n",
 		err || kpt_violations() || left_registered ? "FAIL" : "PASS",
 		duration, kpt_nr_callers, controllers, seed, strict,
 		atomic_long_read(&kpt_calls), kpt_windows, kpt_must_total,
@@ -1303,7 +1583,9 @@ out:
 		atomic_long_read(&kpt_batch_ran), kpt_lost, kpt_extra,
 		kpt_op_errors, kpt_bad_accepted, left_registered,
 		atomic_long_read(&kpt_wrong_result),
-		atomic_long_read(&kpt_wrong_arg), race_window_us);
+		atomic_long_read(&kpt_wrong_arg), race_window_us,
+		slot_preempt_us, atomic_long_read(&kpt_slot_preempts),
+		kpt_reuse_tries, kpt_reuse_seen);
 	WRITE_ONCE(done, true);
 	/* Stay until module exit stops us. */
 	while (!kthread_should_stop())
@@ -1327,6 +1609,8 @@ static int __init kpt_init(void)
 		case KPT_T_MID:
 			if (!strcmp(s->name, "kp-mid-b"))
 				s->addr = KPT_MID_B;
+			else if (!strcmp(s->name, "kp-mid-c"))
+				s->addr = KPT_MID_C;
 			else if (!strcmp(s->name, "kp-mid-entry"))
 				s->addr = (unsigned long)kpt_mid;
 			else

@@ -15,6 +15,12 @@
 #                           probe and calling its handler [100; 0: no
 #                           such run; needs CONFIG_KPROBES_RACE_WINDOW]
 #   probes.torture_race_secs=N  its length [20]
+#   probes.torture_slot_preempt_us=N  in that run, a hit of one
+#                           mid-function kprobe has its task preempted where
+#                           it resumes (a boosted hit: in its slot) for N us,
+#                           under preempt=full, while the probe's slots are
+#                           released and others are registered [100000;
+#                           0: not]
 #   probes.torture_module_probes=MASK  probes kprobes_torture puts into
 #                           the target module that comes and goes [0xf]:
 #                           bit 0 is the (ftrace-based) kprobe on its entry
@@ -49,7 +55,7 @@
 . /opt/probes/lib.sh
 
 torture_secs=40 torture_lax_secs=15 torture_seed=0 torture_module_probes=0xf
-torture_race_us=100 torture_race_secs=20
+torture_race_us=100 torture_race_secs=20 torture_slot_preempt_us=100000
 nmi_secs=20 unwind_secs=20 unwind_proc_secs=15
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=none
 sweep_funcs=2000 sweep_seed=1 sweep_batch=256 sweep_mid_every=64
@@ -61,6 +67,7 @@ for arg in $(cat /proc/cmdline); do
 	probes.torture_seed=*) torture_seed=${arg#*=} ;;
 	probes.torture_race_us=*) torture_race_us=${arg#*=} ;;
 	probes.torture_race_secs=*) torture_race_secs=${arg#*=} ;;
+	probes.torture_slot_preempt_us=*) torture_slot_preempt_us=${arg#*=} ;;
 	probes.torture_module_probes=*) torture_module_probes=${arg#*=} ;;
 	probes.nmi_secs=*) nmi_secs=${arg#*=} ;;
 	probes.unwind_secs=*) unwind_secs=${arg#*=} ;;
@@ -164,17 +171,19 @@ rmmod kprobes_torture_target 2>/dev/null
 
 # --- 1. torture -------------------------------------------------------
 
-# torture NAME SECS STRICT FLIPPER [RACE_US]: run the module for SECS
-# seconds while FLIPPER (a function) churns in the background; the
-# verdict line is the module's own.
+# torture NAME SECS STRICT FLIPPER [RACE_US [SLOT_PREEMPT_US]]: run the
+# module for SECS seconds while FLIPPER (a function) churns in the
+# background; the verdict line is the module's own.
 torture() {
-	local name=$1 secs=$2 strict=$3 flipper=$4 race=${5:-0} fpid verdict i t0
+	local name=$1 secs=$2 strict=$3 flipper=$4 race=${5:-0} preempt=${6:-0}
+	local fpid verdict i t0
 	if ! have_module kprobes_torture; then
 		tap_result skip "reliability:$name" "kprobes_torture not built for $(uname -m)"
 		return
 	fi
 	if ! modprobe kprobes_torture duration="$secs" strict="$strict" seed="$torture_seed" \
-		module_probes="$torture_module_probes" race_window_us="$race"; then
+		module_probes="$torture_module_probes" race_window_us="$race" \
+		slot_preempt_us="$preempt"; then
 		tap_result fail "reliability:$name" "modprobe kprobes_torture failed"
 		return
 	fi
@@ -256,10 +265,40 @@ else
 fi
 torture torture-enabled-switch "$torture_lax_secs" 0 flip_enabled
 echo 1 > $KPENABLED
+# The race run preempts tasks inside boosted copies: that needs a kernel
+# that preempts on the way out of an interrupt.  PREEMPT_DYNAMIC kernels
+# boot voluntary here; debugfs switches them (and back afterwards).
+PREEMPTCTL=/sys/kernel/debug/sched/preempt
 if [ "$torture_race_us" -gt 0 ]; then
+	preempt_was=
+	if [ "$torture_slot_preempt_us" -gt 0 ] && [ -w $PREEMPTCTL ]; then
+		preempt_was=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' $PREEMPTCTL)
+		echo full > $PREEMPTCTL
+		log "torture-race: preemption $preempt_was -> $(cat $PREEMPTCTL)"
+	fi
 	torture torture-race "$torture_race_secs" 1 \
-		flip_module_and_optimizer "$torture_race_us"
+		flip_module_and_optimizer "$torture_race_us" "$torture_slot_preempt_us"
 	[ -w $OPTSYSCTL ] && echo 1 > $OPTSYSCTL
+	[ -n "$preempt_was" ] && echo "$preempt_was" > $PREEMPTCTL
+	# The preemptions, and slots released under them, must have
+	# happened, or the run tested nothing of the kind (a hit that is
+	# never boosted, an interrupt that came in elsewhere, an
+	# unregistration that waited for the preempted task).
+	v=$(dmesg | grep -E 'kprobes_torture: (PASS|FAIL) .*race_window_us=' | tail -1)
+	n=$(echo "$v" | sed -n 's/.* slot_preempts=\([0-9]*\).*/\1/p')
+	r=$(echo "$v" | sed -n 's/.* slot_reuse_tries=\([0-9]*\).*/\1/p')
+	if [ "$torture_slot_preempt_us" = 0 ]; then
+		:
+	elif [ -z "$preempt_was" ] && ! grep -qw full $PREEMPTCTL 2>/dev/null; then
+		tap_result skip "reliability:torture-slot-preempt" "cannot switch to preempt=full ($PREEMPTCTL)"
+	elif [ "$(nproc)" -lt 2 ]; then
+		tap_result skip "reliability:torture-slot-preempt" "needs two CPUs"
+	elif [ "${n:-0}" -gt 0 ] && [ "${r:-0}" -gt 0 ]; then
+		tap_result ok "reliability:torture-slot-preempt"
+	else
+		tap_result fail "reliability:torture-slot-preempt" "${n:-0} calls preempted after their hit, ${r:-0} slots released under one"
+	fi
+	log "torture-slot-preempt: ${n:-no} calls preempted after their hit, ${r:-no} times its probe released under it"
 fi
 
 # Everything back where it started.  A slot cache keeps its last page;
