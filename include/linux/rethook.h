@@ -3,7 +3,8 @@
  * rethook: hook the return of a function from its entry.
  *
  * A user (kretprobes, fprobe) calls rethook_try_get() and rethook_hook()
- * at a function entry; when the function returns, it returns into
+ * at a function entry (or rethook_try_hook(), both in one, from a kprobe
+ * with nothing to do in between); when the function returns, it returns into
  * arch_rethook_trampoline(), which calls the rethook's handler and then
  * goes back to the real caller.
  *
@@ -132,6 +133,7 @@ void rethook_free(struct rethook *rh);
 struct rethook_node *rethook_try_get(struct rethook *rh);
 void rethook_recycle(struct rethook_node *node);
 void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount);
+bool rethook_try_hook(struct rethook *rh, struct pt_regs *regs, bool mcount);
 unsigned long rethook_nmissed(struct rethook *rh, enum rethook_miss why);
 unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 				    unsigned long frame,

@@ -24,6 +24,12 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	struct kretprobe_instance *ri;
 	struct rethook_node *node;
 
+	/* Nothing to run between taking a node and hooking: one call. */
+	if (likely(!rp->entry_handler)) {
+		if (unlikely(!rethook_try_hook(rp->rh, regs, kprobe_ftrace(p))))
+			kprobe_count_miss(&rp->nmissed);
+		return 0;
+	}
 	node = rethook_try_get(rp->rh);
 	if (!node) {
 		/* Why: rethook_nmissed() of rp->rh. */
@@ -31,7 +37,7 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	ri = container_of(node, struct kretprobe_instance, node);
-	if (rp->entry_handler && rp->entry_handler(ri, regs))
+	if (rp->entry_handler(ri, regs))
 		rethook_recycle(node);
 	else
 		rethook_hook(node, regs, kprobe_ftrace(p));
@@ -57,7 +63,8 @@ static void kretprobe_return(struct rethook_node *node, void *data,
 	struct kretprobe *rp = data;
 
 	WRITE_ONCE(node->ret_addr, ret_addr);
-	if (WARN_ON_ONCE(!rp) || !rp->handler)
+	/* rethook_alloc() was given @rp: never NULL. */
+	if (!rp->handler)
 		return;
 	__this_cpu_write(current_kprobe, &rp->kp);
 	kprobe_status_set(get_kprobe_ctlblk(), KPROBE_HIT_ACTIVE);

@@ -706,28 +706,17 @@ void rethook_free(struct rethook *rh)
  * (the caller counts it as a miss; @rh counts it by reason, see
  * rethook_nmissed()).
  */
-struct rethook_node *rethook_try_get(struct rethook *rh)
+/*
+ * A node of @rh for the current call, whose task's area is @rt (NULL:
+ * bare), or NULL with the miss counted.  Context: preemption disabled,
+ * RCU watching.
+ */
+static __always_inline struct rethook_node *
+rethook_take(struct rethook *rh, struct rethook_task *rt)
 {
-	struct rethook_task *rt = rethook_task_current();
 	struct rethook_node *node = NULL;
 	enum rethook_miss why;
 
-	preempt_disable_notrace();
-	/*
-	 * rethook_free() relies on RCU: this must be a read-side section.
-	 * Where RCU is not watching, only the miss is counted, in @rh all
-	 * the same.  fprobe's ftrace callback may get here so, and
-	 * unregister_fprobe() waits for every CPU to schedule
-	 * (synchronize_rcu_tasks_rude(), ftrace's or its own) before it
-	 * calls rethook_free(), so @rh is still there.  A kretprobe's
-	 * entry does not: int3 makes RCU watch, kprobe_ftrace_claim()
-	 * checks, and text that runs without RCU is noinstr, which no
-	 * kprobe (nor its detour buffer) may patch.
-	 */
-	if (unlikely(!rethook_rcu_watching())) {
-		why = RETHOOK_MISS_NO_RCU;
-		goto miss;
-	}
 	this_cpu_inc(rh->pcpu->inflight);
 	if (unlikely(!READ_ONCE(rh->handler))) {
 		why = RETHOOK_MISS_STOPPED;
@@ -743,14 +732,35 @@ struct rethook_node *rethook_try_get(struct rethook *rh)
 	}
 	if (likely(node)) {
 		node->rethook = rh;
-		preempt_enable_notrace();
 		return node;
 	}
 	this_cpu_dec(rh->pcpu->inflight);
-miss:
 	this_cpu_inc(rh->pcpu->missed[why]);
-	preempt_enable_notrace();
 	return NULL;
+}
+
+struct rethook_node *rethook_try_get(struct rethook *rh)
+{
+	struct rethook_node *node = NULL;
+
+	preempt_disable_notrace();
+	/*
+	 * rethook_free() relies on RCU: this must be a read-side section.
+	 * Where RCU is not watching, only the miss is counted, in @rh all
+	 * the same.  fprobe's ftrace callback may get here so, and
+	 * unregister_fprobe() waits for every CPU to schedule
+	 * (synchronize_rcu_tasks_rude(), ftrace's or its own) before it
+	 * calls rethook_free(), so @rh is still there.  A kretprobe's
+	 * entry does not: int3 makes RCU watch, kprobe_ftrace_claim()
+	 * checks, and text that runs without RCU is noinstr, which no
+	 * kprobe (nor its detour buffer) may patch.
+	 */
+	if (likely(rethook_rcu_watching()))
+		node = rethook_take(rh, rethook_task_current());
+	else
+		this_cpu_inc(rh->pcpu->missed[RETHOOK_MISS_NO_RCU]);
+	preempt_enable_notrace();
+	return node;
 }
 NOKPROBE_SYMBOL(rethook_try_get);
 
@@ -831,10 +841,10 @@ NOKPROBE_SYMBOL(rethook_bare_push);
  *
  * Context: the one rethook_try_get() was called in.
  */
-void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
+static __always_inline void rethook_push(struct rethook_node *node,
+					 struct pt_regs *regs, bool mcount,
+					 struct rethook_task *rt)
 {
-	struct rethook_task *rt = rethook_task_current();
-
 	arch_rethook_prepare(node, regs, mcount);
 	if (unlikely(!rt)) {
 		rethook_bare_push(node);
@@ -844,7 +854,40 @@ void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 	barrier();
 	WRITE_ONCE(rt->pending.first, &node->llist);
 }
+
+void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
+{
+	rethook_push(node, regs, mcount, rethook_task_current());
+}
 NOKPROBE_SYMBOL(rethook_hook);
+
+/**
+ * rethook_try_hook() - hook the return of the current call, in one step
+ * @rh: the rethook
+ * @regs: registers at the function entry
+ * @mcount: as for rethook_hook()
+ *
+ * rethook_try_get() and rethook_hook() together, for a user with nothing
+ * to do between the two (a kretprobe without an entry_handler), and
+ * without what a kprobe hit already guarantees: preemption is off, and
+ * RCU watches (an int3 makes it; kprobe_ftrace_claim() checks on the
+ * ftrace path).
+ *
+ * Context: a kprobe's pre_handler, on the hooked function's entry.
+ * Return: true if hooked; false if not, the miss counted by reason in
+ * @rh as by rethook_try_get().
+ */
+bool rethook_try_hook(struct rethook *rh, struct pt_regs *regs, bool mcount)
+{
+	struct rethook_task *rt = rethook_task_current();
+	struct rethook_node *node = rethook_take(rh, rt);
+
+	if (unlikely(!node))
+		return false;
+	rethook_push(node, regs, mcount, rt);
+	return true;
+}
+NOKPROBE_SYMBOL(rethook_try_hook);
 
 /* The link after @pos in another task's list, or NULL if it cannot be read. */
 static struct llist_node *rethook_peek_next(struct llist_node *pos)
@@ -980,41 +1023,82 @@ NOKPROBE_SYMBOL(rethook_find_ret_addr);
  * returned in.
  * Return: the address to return to.
  */
+/*
+ * Pop the newest pending node, @pos, calling its handler if it is one of
+ * @frame's (nodes above @frame's belong to calls that did not return).
+ * Context: rethook_trampoline_handler(), preemption disabled.
+ */
+static __always_inline void rethook_return_node(struct rethook_task *rt,
+						struct llist_node *pos,
+						unsigned long frame,
+						unsigned long ret_addr,
+						struct pt_regs *regs)
+{
+	struct rethook_node *node = llist_entry(pos, struct rethook_node, llist);
+	struct rethook *rh = node->rethook;
+	rethook_handler_t handler = READ_ONCE(rh->handler);
+
+	if (likely(handler) && node->frame == frame) {
+		kprobe_race_window();
+		handler(node, rh->data, ret_addr, regs);
+	}
+	rethook_pending_set(rt, pos->next);
+	rethook_node_release(rt, node);
+	if (unlikely(!handler))
+		rethook_kick(rh);
+}
+
+/*
+ * Several nodes to pop: stacked hooks of one call, or nodes left above
+ * @frame's by calls that did not return.  Up to and including @last,
+ * the first node of @frame (the one that holds the real address).
+ */
+static noinline void rethook_return_nodes(struct rethook_task *rt,
+					  struct rethook_node *last,
+					  unsigned long frame,
+					  unsigned long ret_addr,
+					  struct pt_regs *regs)
+{
+	struct llist_node *pos;
+
+	do {
+		pos = rethook_pending_first(current, rt);
+		rethook_return_node(rt, pos, frame, ret_addr, regs);
+	} while (pos != &last->llist);
+}
+NOKPROBE_SYMBOL(rethook_return_nodes);
+
 __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 						   unsigned long frame)
 {
 	struct rethook_task *rt = rethook_task_current();
-	struct rethook_node *node, *last;
-	rethook_handler_t handler;
-	struct llist_node *pos;
+	struct llist_node *first = rethook_pending_first(current, rt);
+	struct llist_node *pos = first;
+	struct rethook_node *last;
 	unsigned long ret_addr;
-	struct rethook *rh;
-	bool done;
 
-	pos = rethook_find_current(rethook_pending_first(current, rt), frame);
-	/* Nothing to return to: there is no way to go on. */
-	BUG_ON(!pos);
+	/*
+	 * Usually the newest node is @frame's only one: it holds the real
+	 * address, and any other hook of the same call would have been
+	 * pushed above it (saving the trampoline's), as would a node left
+	 * by a call that did not return.  Else walk to @frame's first.
+	 */
 	last = llist_entry(pos, struct rethook_node, llist);
+	if (unlikely(!pos || !rethook_frame_match(last->frame, last->ret_addr,
+						  frame))) {
+		pos = rethook_find_current(first, frame);
+		/* Nothing to return to: there is no way to go on. */
+		BUG_ON(!pos);
+		last = llist_entry(pos, struct rethook_node, llist);
+	}
 	ret_addr = last->ret_addr;
 	arch_rethook_fixup_return(regs, ret_addr);
 
 	preempt_disable_notrace();
-	do {
-		pos = rethook_pending_first(current, rt);
-		node = llist_entry(pos, struct rethook_node, llist);
-		rh = node->rethook;
-		handler = READ_ONCE(rh->handler);
-		/* Nodes above @frame's belong to calls that did not return. */
-		if (handler && node->frame == frame) {
-			kprobe_race_window();
-			handler(node, rh->data, ret_addr, regs);
-		}
-		done = node == last;
-		rethook_pending_set(rt, pos->next);
-		rethook_node_release(rt, node);
-		if (unlikely(!handler))
-			rethook_kick(rh);
-	} while (!done);
+	if (likely(pos == first))
+		rethook_return_node(rt, pos, frame, ret_addr, regs);
+	else
+		rethook_return_nodes(rt, last, frame, ret_addr, regs);
 	preempt_enable_notrace();
 
 	return ret_addr;
