@@ -507,16 +507,17 @@ static int kpt_squatter(void *arg)
  */
 static int kpt_squatters_start(unsigned int *reuser_cpu)
 {
-	unsigned int cpu = cpumask_first(cpu_online_mask);
-	struct kpt_squat *sq = per_cpu_ptr(&kpt_squat, cpu);
+	struct kpt_squat *sq;
 	struct task_struct *t;
+	unsigned int cpu;
 
 	*reuser_cpu = nr_cpu_ids;
 	for_each_possible_cpu(cpu)
 		init_irq_work(&per_cpu_ptr(&kpt_squat, cpu)->work, kpt_squat_kick);
-	cpu = cpumask_first(cpu_online_mask);
 	if (!slot_preempt_us || num_online_cpus() < 2)
 		return 0;
+	cpu = cpumask_first(cpu_online_mask);
+	sq = per_cpu_ptr(&kpt_squat, cpu);
 	t = kthread_create_on_cpu(kpt_squatter, sq, cpu, "kpt_squat/%u");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
