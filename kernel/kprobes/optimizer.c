@@ -207,43 +207,47 @@ void kprobe_opt_remove(struct kprobe_site *s)
 	arch_remove_optimized_kprobe(&s->op);
 }
 
-/* The optimizable site whose jump region covers @addr, if any. */
-static struct kprobe_site *opt_covering(unsigned long addr)
+/* Does @s have a detour buffer whose jump region covers @addr? */
+static bool opt_covers(struct kprobe_site *s, unsigned long addr)
+{
+	return s && arch_prepared_optinsn(&s->op.optinsn) &&
+	       arch_within_optimized_kprobe(&s->op, (void *)addr);
+}
+
+/*
+ * A breakpoint is about to go at @addr: every jump over it must go
+ * first, and every queued one must stay out.  Not only the nearest site
+ * below @addr: that one may be a disabled probe that another, farther
+ * site's jump covers.
+ * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
+ */
+void kprobe_opt_block(unsigned long addr)
 {
 	struct kprobe_site *s;
 	unsigned int i;
 
 	for (i = 1; i < MAX_OPTIMIZED_LENGTH; i++) {
 		s = kprobe_site_find(addr - i);
-		if (s && arch_prepared_optinsn(&s->op.optinsn) &&
-		    arch_within_optimized_kprobe(&s->op, (void *)addr))
-			return s;
-	}
-	return NULL;
-}
-
-/*
- * A breakpoint is about to go at @addr: a jump over it must go first.
- * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
- */
-void kprobe_opt_block(unsigned long addr)
-{
-	struct kprobe_site *s = opt_covering(addr);
-
-	if (s)
+		if (!opt_covers(s, addr))
+			continue;
 		kprobe_opt_cancel(s, true);
+	}
 }
 
 /*
- * The breakpoint at @addr is gone: a site it kept from jumping may try
- * again.  Context: kprobe_mutex held.
+ * The breakpoint at @addr is gone: the sites it kept from jumping may
+ * try again.  Context: kprobe_mutex held.
  */
 void kprobe_opt_unblock(unsigned long addr)
 {
-	struct kprobe_site *s = opt_covering(addr);
+	struct kprobe_site *s;
+	unsigned int i;
 
-	if (s && s->armed)
-		kprobe_opt_try(s);
+	for (i = 1; i < MAX_OPTIMIZED_LENGTH; i++) {
+		s = kprobe_site_find(addr - i);
+		if (opt_covers(s, addr) && s->armed)
+			kprobe_opt_try(s);
+	}
 }
 
 /*

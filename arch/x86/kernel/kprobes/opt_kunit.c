@@ -30,6 +30,9 @@ static const char * const kpo_funcs[] = {
 	[KPO_JT_SITE] = "kpo_jt",
 	[KPO_IJ_SITE] = "kpo_ij",
 	[KPO_SHORT_SITE] = "kpo_short",
+	[KPO_CHAIN_A] = "kpo_chain",
+	[KPO_CHAIN_B] = "kpo_chain",
+	[KPO_CHAIN_C] = "kpo_chain",
 };
 
 /* The address of a probe point: its function by name, plus its offset. */
@@ -443,6 +446,52 @@ static void leaving_jump_keeps_the_covering_site_out(struct kunit *test)
 	unregister_kprobe(&first);
 }
 
+/*
+ * A probe armed inside the regions of two sites, the nearer of them a
+ * disabled probe (which has a detour buffer but no jump, and does not
+ * keep the farther one from jumping): the farther site's jump must go
+ * before the breakpoint is written, or the breakpoint lands in the
+ * jump's rel32.
+ */
+static void jump_over_a_disabled_probe_goes_for_a_new_one(struct kunit *test)
+{
+	struct kprobe far = { .addr = kpo_addr(KPO_CHAIN_A),
+			      .pre_handler = kpo_count };
+	struct kprobe near = { .addr = kpo_addr(KPO_CHAIN_B),
+			       .pre_handler = kpo_count,
+			       .flags = KPROBE_FLAG_DISABLED };
+	struct kprobe inner = { .addr = kpo_addr(KPO_CHAIN_C),
+				.pre_handler = kpo_count };
+	u8 text[8], now[8];
+	bool far_jump;
+
+	KUNIT_ASSERT_NOT_NULL(test, far.addr);
+	KUNIT_ASSERT_NOT_NULL(test, near.addr);
+	KUNIT_ASSERT_NOT_NULL(test, inner.addr);
+	memcpy(text, far.addr, sizeof(text));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&near), 0);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&far), 0);
+	KUNIT_EXPECT_TRUE(test, kpo_is_jump(far.addr));
+	KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
+	/* Before any call: the text as the arming left it. */
+	far_jump = READ_ONCE(*far.addr) == JMP32_INSN_OPCODE;
+	KUNIT_EXPECT_FALSE(test, far_jump);
+	now[0] = READ_ONCE(*inner.addr);
+	KUNIT_EXPECT_EQ(test, now[0], INT3_INSN_OPCODE);
+	if (!far_jump) {
+		KUNIT_EXPECT_EQ(test, kpo_chain(3), 7);
+		/* far and inner; near is disabled */
+		KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 2);
+	}
+	unregister_kprobe(&inner);
+	unregister_kprobe(&far);
+	unregister_kprobe(&near);
+	wait_for_kprobe_optimizer();
+	memcpy(now, far.addr, sizeof(now));
+	KUNIT_ASSERT_TRUE(test, !memcmp(now, text, sizeof(text)));
+	KUNIT_EXPECT_EQ(test, kpo_chain(3), 7);
+}
+
 /* A disabled probe is no jump; enabling it makes it one again. */
 static void disable_removes_jump(struct kunit *test)
 {
@@ -600,6 +649,7 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(detour_built_only_when_optimizing),
 	KUNIT_CASE(second_probe_in_region_prevents_jump),
 	KUNIT_CASE(leaving_jump_keeps_the_covering_site_out),
+	KUNIT_CASE(jump_over_a_disabled_probe_goes_for_a_new_one),
 	KUNIT_CASE(disable_removes_jump),
 	KUNIT_CASE(sysctl_round_trip),
 	KUNIT_CASE(kretprobe_entry_is_optimized),

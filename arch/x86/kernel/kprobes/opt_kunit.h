@@ -8,6 +8,7 @@ unsigned long kpo_regs(unsigned long s);
 long kpo_jt(long x);
 long kpo_ij(long x, void *where);
 long kpo_short(long x);
+long kpo_chain(long x);
 
 extern long kpo_data;
 extern unsigned long kpo_seen_sp;
@@ -20,6 +21,9 @@ enum kpo_point {
 	KPO_JT_SITE,		/* kpo_jt: a loop head is in the region */
 	KPO_IJ_SITE,		/* kpo_ij: the function has an indirect jump */
 	KPO_SHORT_SITE,		/* kpo_short: only a ret follows */
+	KPO_CHAIN_A,		/* kpo_chain: its region covers B and C */
+	KPO_CHAIN_B,		/* kpo_chain: its region covers C */
+	KPO_CHAIN_C,		/* kpo_chain: too close to the ret to jump */
 };
 
 extern const long kpo_offsets[];

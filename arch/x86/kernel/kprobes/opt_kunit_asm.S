@@ -116,6 +116,23 @@ SYM_FUNC_START(kpo_short)
 	RET
 SYM_FUNC_END(kpo_short)
 
+/*
+ * long kpo_chain(long x): (u32)x + 4, four two-byte increments.  The
+ * regions of probes at kpo_chain_a and kpo_chain_b (three increments
+ * each) both cover kpo_chain_c, whose own region would reach the ret.
+ */
+SYM_FUNC_START(kpo_chain)
+	mov	%edi, %eax
+.Lkpo_chain_a:
+	inc	%eax
+.Lkpo_chain_b:
+	inc	%eax
+.Lkpo_chain_c:
+	inc	%eax
+	inc	%eax
+	RET
+SYM_FUNC_END(kpo_chain)
+
 /* enum kpo_point order: offsets of the probe points in their function. */
 	.pushsection .rodata
 SYM_DATA_START(kpo_offsets)
@@ -125,5 +142,8 @@ SYM_DATA_START(kpo_offsets)
 	.quad	.Lkpo_jt_site - kpo_jt
 	.quad	.Lkpo_ij_site - kpo_ij
 	.quad	.Lkpo_short_site - kpo_short
+	.quad	.Lkpo_chain_a - kpo_chain
+	.quad	.Lkpo_chain_b - kpo_chain
+	.quad	.Lkpo_chain_c - kpo_chain
 SYM_DATA_END(kpo_offsets)
 	.popsection
