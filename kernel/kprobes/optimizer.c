@@ -34,6 +34,8 @@
 static bool kprobe_opt_allowed;	/* debug.kprobes-optimization */
 static LIST_HEAD(kprobe_opt_queue);
 static LIST_HEAD(kprobe_unopt_queue);
+/* Sites kprobe_opt_block() disarmed for good, for the optimizer to free. */
+static LIST_HEAD(kprobe_opt_doomed);
 
 static void kprobe_optimizer(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kprobe_opt_work, kprobe_optimizer);
@@ -215,6 +217,27 @@ static bool opt_covers(struct kprobe_site *s, unsigned long addr)
 }
 
 /*
+ * A jump that kprobe_opt_block() undid belonged to a site nobody wants
+ * armed any more (its last user left and the optimizer had yet to undo
+ * the jump and disarm it): take its breakpoint out now, or it would stay
+ * in the text for good, and free the site with the optimizer's next
+ * batch if it has no user (it waits for RCU tasks there, as the site's
+ * detour buffer may still have tasks inside).
+ * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
+ */
+static void opt_drop_leftover(struct kprobe_site *s)
+{
+	struct kprobe *kp = site_kp(s);
+
+	arch_disarm_kprobes_batch(&kp, 1);
+	s->armed = false;
+	if (!s->nr_users) {
+		kprobe_site_doom(s, &kprobe_opt_doomed);
+		kprobe_opt_kick();
+	}
+}
+
+/*
  * A breakpoint is about to go at @addr: every jump over it must go
  * first, and every queued one must stay out.  Not only the nearest site
  * below @addr: that one may be a disabled probe that another, farther
@@ -225,12 +248,17 @@ void kprobe_opt_block(unsigned long addr)
 {
 	struct kprobe_site *s;
 	unsigned int i;
+	bool jump;
 
 	for (i = 1; i < MAX_OPTIMIZED_LENGTH; i++) {
 		s = kprobe_site_find(addr - i);
 		if (!opt_covers(s, addr))
 			continue;
+		jump = s->opt_state == KPROBE_OPT_ON ||
+		       s->opt_state == KPROBE_OPT_UNQUEUED;
 		kprobe_opt_cancel(s, true);
+		if (jump && s->armed && !site_wants_arm(s) && !site_gone(s))
+			opt_drop_leftover(s);
 	}
 }
 
@@ -355,7 +383,8 @@ static void opt_run_queue(void)
 static bool kprobe_opt_pending(void)
 {
 	return !list_empty(&kprobe_opt_queue) ||
-	       !list_empty(&kprobe_unopt_queue);
+	       !list_empty(&kprobe_unopt_queue) ||
+	       !list_empty(&kprobe_opt_doomed);
 }
 
 /* The delayed work.  Context: process; takes kprobe_mutex. */
@@ -364,6 +393,7 @@ static void kprobe_optimizer(struct work_struct *work)
 	LIST_HEAD(doomed);
 
 	mutex_lock(&kprobe_mutex);
+	list_splice_init(&kprobe_opt_doomed, &doomed);
 	cpus_read_lock();
 	jump_label_lock();
 	mutex_lock(&text_mutex);

@@ -492,6 +492,57 @@ static void jump_over_a_disabled_probe_goes_for_a_new_one(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kpo_chain(3), 7);
 }
 
+static bool kpo_site_present(kprobe_opcode_t *addr)
+{
+	bool opt;
+
+	return kpo_site_flag(addr, &opt);
+}
+
+/*
+ * A probe placed inside a jump whose last user has just left (the jump
+ * waiting for the optimizer) undoes that jump at once.  The breakpoint
+ * under it belongs to nobody: it must go with the jump, and the site
+ * with it, not stay in the text for good.
+ */
+static void probe_inside_a_leaving_jump_takes_its_site_away(struct kunit *test)
+{
+	struct kprobe first, inner;
+	bool jump_left = false, site_left = true;
+	kprobe_opcode_t *addr = kpo_addr(KPO_SITE);
+	u8 orig, text;
+	int tries;
+
+	KUNIT_ASSERT_NOT_NULL(test, addr);
+	orig = READ_ONCE(*addr);
+	/* The optimizer may undo the jump first; try again if it did. */
+	for (tries = 0; tries < 10 && !jump_left; tries++) {
+		memset(&first, 0, sizeof(first));
+		first.addr = addr;
+		first.pre_handler = kpo_count;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+		KUNIT_ASSERT_TRUE(test, kpo_is_jump(addr));
+		unregister_kprobe(&first);
+		memset(&inner, 0, sizeof(inner));
+		inner.addr = kpo_addr(KPO_SITE_NEXT);
+		inner.pre_handler = kpo_count;
+		jump_left = READ_ONCE(*addr) == JMP32_INSN_OPCODE;
+		KUNIT_ASSERT_EQ(test, register_kprobe(&inner), 0);
+		site_left = kpo_site_present(addr);
+		if (!jump_left)
+			unregister_kprobe(&inner);
+	}
+	KUNIT_ASSERT_TRUE(test, jump_left);
+	KUNIT_EXPECT_FALSE(test, site_left);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpo_site_present(addr));
+	text = READ_ONCE(*addr);
+	KUNIT_EXPECT_EQ(test, text, orig);
+	KUNIT_EXPECT_EQ(test, kpo_straight(4), kpo_straight_expected(4));
+	unregister_kprobe(&inner);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), tries);
+}
+
 /* A disabled probe is no jump; enabling it makes it one again. */
 static void disable_removes_jump(struct kunit *test)
 {
@@ -650,6 +701,7 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(second_probe_in_region_prevents_jump),
 	KUNIT_CASE(leaving_jump_keeps_the_covering_site_out),
 	KUNIT_CASE(jump_over_a_disabled_probe_goes_for_a_new_one),
+	KUNIT_CASE(probe_inside_a_leaving_jump_takes_its_site_away),
 	KUNIT_CASE(disable_removes_jump),
 	KUNIT_CASE(sysctl_round_trip),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
