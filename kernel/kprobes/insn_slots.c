@@ -7,8 +7,10 @@
  * them), and dirty slots a retiring pass has taken.  A worker retires
  * dirty slots in passes (slot_caches_retire()): neither releasing nor
  * allocating a slot waits for a grace period; a cache with no clean slot
- * grows instead, up to SLOT_GARBAGE_PAGES pages of slots waiting for a
- * pass, past which an allocation waits for the pass.  The page list is RCU-protected so that
+ * grows instead.  Past SLOT_GARBAGE_PAGES pages of slots waiting for a
+ * pass, the next registration (or optimizer run) waits for the pass
+ * first, before it takes any lock (kprobe_insn_slots_throttle()).  The
+ * page list is RCU-protected so that
  * __is_insn_slot_addr() can be asked from any context (the unwinder and
  * kernel_text_address() do).
  */
@@ -276,23 +278,55 @@ EXPORT_SYMBOL_GPL(kprobe_insn_slots_flush);
 #endif
 
 /**
+ * kprobe_insn_slots_throttle() - wait for a pass if slots pile up
+ *
+ * A cache holding SLOT_GARBAGE_PAGES pages' worth of released slots
+ * would grow by a page for every such amount of register/unregister
+ * cycles while RCU Tasks is held back; the callers about to allocate
+ * slots wait here for a retiring pass instead.  Here and not in
+ * __get_insn_slot(), whose callers hold kprobe_mutex, cpus_read_lock,
+ * jump_label_lock and text_mutex: RCU Tasks can be held back for as long
+ * as a task runs in the kernel without switching voluntarily, and CPU
+ * hotplug, static keys, ftrace and module loading must not wait as long.
+ *
+ * Context: process, may sleep; no kprobes lock held.
+ */
+void kprobe_insn_slots_throttle(void)
+{
+	bool full = false;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(slot_caches); i++) {
+		struct kprobe_insn_cache *c = slot_caches[i];
+
+		mutex_lock(&c->mutex);
+		full |= c->nr_garbage >= SLOT_GARBAGE_PAGES * slots_in_page(c);
+		mutex_unlock(&c->mutex);
+	}
+	if (full)
+		kprobe_insn_slots_flush();
+}
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(kprobe_insn_slots_throttle);
+#endif
+
+/**
  * __get_insn_slot() - allocate one slot
  * @c: the cache
  *
+ * Never waits for released slots: a cache without a clean slot grows
+ * (kprobe_insn_slots_throttle() bounds how far).
+ *
  * Return: the slot, or NULL without memory.
- * Context: process, may sleep (for a retiring pass, when the cache holds
- * SLOT_GARBAGE_PAGES pages' worth of released slots); callers hold
- * kprobe_mutex, often cpus_read_lock and text_mutex too, none of which
- * the pass takes.
+ * Context: process, may sleep (memory allocation); callers hold
+ * kprobe_mutex, often cpus_read_lock and text_mutex too.
  */
 kprobe_opcode_t *__get_insn_slot(struct kprobe_insn_cache *c)
 {
 	unsigned int n = slots_in_page(c), i;
 	struct kprobe_slot_page *pg;
 	kprobe_opcode_t *slot = NULL;
-	bool waited = false;
 
-retry:
 	mutex_lock(&c->mutex);
 	list_for_each_entry(pg, &c->pages, list) {
 		i = find_first_zero_bit(pg->used, n);
@@ -300,12 +334,6 @@ retry:
 			goto found;
 	}
 	/* Released slots come back when their pass ends: grow meanwhile. */
-	if (c->nr_garbage >= SLOT_GARBAGE_PAGES * n && !waited) {
-		mutex_unlock(&c->mutex);
-		kprobe_insn_slots_flush();
-		waited = true;
-		goto retry;
-	}
 	pg = slot_page_new(c);
 	if (!pg)
 		goto out;
@@ -436,6 +464,13 @@ void kprobe_insn_slots_flush(void)
 }
 #if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
 EXPORT_SYMBOL_GPL(kprobe_insn_slots_flush);
+#endif
+
+void kprobe_insn_slots_throttle(void)
+{
+}
+#if IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+EXPORT_SYMBOL_GPL(kprobe_insn_slots_throttle);
 #endif
 #endif /* __ARCH_WANT_KPROBES_INSN_SLOT */
 

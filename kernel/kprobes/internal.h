@@ -324,6 +324,7 @@ static inline bool kprobe_is_jprobe(struct kprobe *p)
 /* insn_slots.c */
 void __init kprobe_insn_slots_init(void);
 void kprobe_insn_slots_flush(void);
+void kprobe_insn_slots_throttle(void);
 
 /* module.c */
 int __init kprobe_module_init(void);

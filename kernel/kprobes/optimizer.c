@@ -392,6 +392,8 @@ static void kprobe_optimizer(struct work_struct *work)
 {
 	LIST_HEAD(doomed);
 
+	/* Detour buffers are slots too; see kprobe_insn_slots_throttle(). */
+	kprobe_insn_slots_throttle();
 	mutex_lock(&kprobe_mutex);
 	list_splice_init(&kprobe_opt_doomed, &doomed);
 	cpus_read_lock();

@@ -346,6 +346,8 @@ int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 			goto put;
 	}
 
+	/* Before any lock: released slots may have to come back first. */
+	kprobe_insn_slots_throttle();
 	mutex_lock(&kprobe_mutex);
 	ret = kprobe_site_reserve(num);
 	if (ret)

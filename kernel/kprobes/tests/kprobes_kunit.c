@@ -13,6 +13,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
+#include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/rethook.h>
 #include <linux/sched.h>
@@ -863,6 +864,8 @@ static int kpk_churner(void *arg)
 	kprobe_opcode_t *slot;
 
 	for (i = 0; i < n; i++) {
+		/* as a registration does, before it takes its locks */
+		kprobe_insn_slots_throttle();
 		slot = get_insn_slot();
 		if (!slot)
 			break;
@@ -873,20 +876,61 @@ static int kpk_churner(void *arg)
 	return 0;
 }
 
+#if defined(CONFIG_X86) && IS_BUILTIN(CONFIG_KPROBES_CORE_KUNIT_TEST)
+static DECLARE_COMPLETION(kpk_registered);
+static int kpk_reg_ret;
+
+static int kpk_registrant(void *arg)
+{
+	kpk_reg_ret = register_kprobe(arg);
+	complete(&kpk_registered);
+	return 0;
+}
+
+/*
+ * A registration that needs a slot while the cache is over its bound
+ * waits for the pass too, but before it takes its locks: sample
+ * text_mutex while it waits (someone else may hold it a moment, but not
+ * for the whole wait).  Return: how many of ten samples found it free.
+ */
+static int kpk_register_while_held_back(struct kunit *test, struct kprobe *kp)
+{
+	struct task_struct *reg;
+	int i, free = 0;
+
+	reinit_completion(&kpk_registered);
+	reg = kthread_run(kpk_registrant, kp, "kpk_registrant");
+	if (IS_ERR(reg))
+		return -1;
+	msleep(200);
+	for (i = 0; i < 10; i++) {
+		free += !mutex_is_locked(&text_mutex);
+		msleep(20);
+	}
+	KUNIT_EXPECT_FALSE(test, completion_done(&kpk_registered));
+	return free;
+}
+#endif
+
 /*
  * While RCU Tasks is held back, released slots cannot be reused, and a
  * cache with no clean slot grows.  It grows only so far: past a few
- * pages' worth of released slots an allocation waits for the pass.
- * 16 pages' worth of register/unregister cycles (slots taken and
+ * pages' worth of released slots the next registration waits for the
+ * pass.  16 pages' worth of register/unregister cycles (slots taken and
  * released dirty) must not get through while a spinner holds RCU Tasks
  * back, and must once it stops; without the bound they all went through
- * at once, taking 16 pages.
+ * at once, taking 16 pages.  A real registration waits likewise, and
+ * holds no global lock meanwhile: it used to wait inside the slot
+ * allocation, with text_mutex, jump_label_lock and cpus_read_lock held
+ * for as long as RCU Tasks was held back.
  */
 static void slot_cache_growth_is_bounded(struct kunit *test)
 {
 	unsigned int n = 16 * PAGE_SIZE /
 			 (kprobe_insn_slots.insn_size * sizeof(kprobe_opcode_t));
 	struct task_struct *spin, *churn;
+	struct kprobe kp __maybe_unused = { .pre_handler = kpk_keep_pre };
+	int text_free __maybe_unused = -2;
 	unsigned long end;
 	int seen;
 
@@ -909,9 +953,22 @@ static void slot_cache_growth_is_bounded(struct kunit *test)
 	} while (atomic_read(&kpk_churned) != seen && time_before(jiffies, end));
 	KUNIT_EXPECT_FALSE(test, completion_done(&kpk_flushed));
 	KUNIT_EXPECT_LT(test, atomic_read(&kpk_churned), n);
+#if defined(CONFIG_X86) && IS_BUILTIN(CONFIG_KPROBES_CORE_KUNIT_TEST)
+	kp.addr = kpk_unreg_site(true);
+	text_free = kpk_register_while_held_back(test, &kp);
+#endif
 	kthread_stop(spin);
 	wait_for_completion(&kpk_flushed);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_churned), n);
+#if defined(CONFIG_X86) && IS_BUILTIN(CONFIG_KPROBES_CORE_KUNIT_TEST)
+	if (text_free >= 0) {
+		wait_for_completion(&kpk_registered);
+		KUNIT_EXPECT_EQ(test, kpk_reg_ret, 0);
+		if (!kpk_reg_ret)
+			unregister_kprobe(&kp);
+	}
+	KUNIT_EXPECT_GT(test, text_free, 0);
+#endif
 	kprobe_insn_slots_flush();
 }
 #endif
