@@ -301,6 +301,7 @@ struct kpt_slot {
 	const char *sym;		/* fprobe filter */
 	bool post;			/* kprobe with a post_handler: stepped */
 	bool preempt;			/* hits ask for a preemption */
+	bool plain;			/* kretprobe without entry_handler */
 	void *jp_handler;		/* jprobe handler */
 	union {
 		struct kprobe kp;
@@ -343,6 +344,7 @@ static struct kpt_slot kpt_slots[] = {
 	{ "kp-mid-entry", KPT_KPROBE,    KPT_T_MID },
 	{ "kp-recurse",   KPT_KPROBE,    KPT_T_RECURSE },
 	{ "krp-recurse",  KPT_KRETPROBE, KPT_T_RECURSE },
+	{ "krp-plain",    KPT_KRETPROBE, KPT_T_RECURSE, .plain = true },
 	{ "fp-recurse",   KPT_FPROBE,    KPT_T_RECURSE, .sym = "kpt_recurse" },
 	{ "kp-sleep",     KPT_KPROBE,    KPT_T_SLEEP },
 	{ "krp-sleep-0",  KPT_KRETPROBE, KPT_T_SLEEP },
@@ -633,6 +635,21 @@ static int kpt_krp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kpt_krp_ret);
 
+/*
+ * A kretprobe without an entry_handler takes the core's shorter hook
+ * (rethook_try_hook()): only its returns are counted.
+ */
+static int kpt_krp_ret_plain(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	if (rp)
+		kpt_hit(container_of(rp, struct kpt_slot, rp), 1);
+	return 0;
+}
+NOKPROBE_SYMBOL(kpt_krp_ret_plain);
+
 static int kpt_fp_entry(struct fprobe *fp, unsigned long ip,
 			unsigned long ret_ip, struct pt_regs *regs, void *data)
 {
@@ -783,9 +800,13 @@ static void kpt_slot_prepare(struct kpt_slot *s, bool disabled)
 	case KPT_KRETPROBE:
 		memset(&s->rp, 0, sizeof(s->rp));
 		s->rp.kp.addr = (kprobe_opcode_t *)s->addr;
-		s->rp.entry_handler = kpt_krp_entry;
-		s->rp.handler = kpt_krp_ret;
-		s->rp.data_size = sizeof(struct kpt_stamp);
+		if (s->plain) {
+			s->rp.handler = kpt_krp_ret_plain;
+		} else {
+			s->rp.entry_handler = kpt_krp_entry;
+			s->rp.handler = kpt_krp_ret;
+			s->rp.data_size = sizeof(struct kpt_stamp);
+		}
 		if (disabled)
 			s->rp.kp.flags = KPROBE_FLAG_DISABLED;
 		break;
@@ -849,7 +870,8 @@ static void kpt_close_window(struct kpt_slot *s)
 	kpt_misses(s, m);
 	for (i = 0; i < KPT_M_NR; i++)
 		m[i] -= s->miss_base[i];
-	for (i = 0; i < nr; i++) {
+	/* A plain kretprobe counts its returns only. */
+	for (i = s->plain ? 1 : 0; i < nr; i++) {
 		unsigned long hits = atomic_long_read(&w->hits[i]);
 
 		/* A post_handler's hits are excused as its pre_handler's. */
