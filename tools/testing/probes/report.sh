@@ -247,13 +247,20 @@ if [ "$mode" = clients ]; then
 	sed 's/^/  VERSION  /' "$res/clients-versions.txt" 2>/dev/null ||
 		echo "  VERSION  (the guest reported no client versions)"
 	MERGE_SKIP_FAILS=1 merge_ftrace
-	if [ -s "$res/clients.tap" ]; then
-		merge_tap clients "" "$res/clients.tap"
-	else
-		emit fail "clients" "the client checks did not run"
-	fi
-	grep -q 'probes: clients checks done' "$log" ||
-		emit fail "clients:all-checks-ran" "the guest did not reach the end of the checks"
+	# GROUP|TAP|DONE|WHAT: a part of the clients' run, its TAP file, the
+	# console line "probes: DONE done" its end prints, and its name.
+	while IFS='|' read -r group file done what; do
+		if [ -s "$res/$file" ]; then
+			merge_tap "$group" "" "$res/$file"
+		else
+			emit fail "$group" "the $what did not run"
+		fi
+		grep -q "probes: $done done" "$log" ||
+			emit fail "$group:all-checks-ran" "the guest did not reach the end of the $what"
+	done <<-EOF
+		clients|clients.tap|clients checks|client checks
+		bpf|bpf-selftests.tap|bpf selftests|BPF selftests
+	EOF
 	# What the failing checks printed, for people.
 	keep=$(dirname "$log")/$(basename "$tap" .tap)
 	rm -rf "$keep"

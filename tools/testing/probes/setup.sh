@@ -6,7 +6,7 @@
 #
 # Usage: setup.sh ARCH [clients]
 # "clients" adds what make check-clients needs (debootstrap for its root
-# image, mkfs.ext4 to pack it).
+# image, mkfs.ext4 to pack it, clang-19 for the BPF selftests).
 #
 # QEMU comes from Debian's bookworm-backports (10.0, against bookworm's
 # 7.2): the multi-threaded TCG of 7.2 can run code another vCPU has just
@@ -30,7 +30,10 @@ pkgs=(linux-source-6.12 gcc make bc flex bison libelf-dev libssl-dev cpio kmod
 qemu_pkgs=(qemu-system-x86)
 [ "$arch" = arm64 ] && pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) &&
 	qemu_pkgs+=(qemu-system-arm)
+# clang-19 and lld-19 (bookworm's newest LLVM) build the BPF selftests
+# of 6.12, which want a newer one than bookworm's default clang 14.
 [ "${2:-}" = clients ] && pkgs+=(debootstrap e2fsprogs)
+[ "${2:-}" = clients ] && [ "$arch" = x86_64 ] && pkgs+=(clang-19 lld-19 llvm-19)
 qemu_min=1:10
 bpo=bookworm-backports
 bpo_list=/etc/apt/sources.list.d/probes-backports.sources

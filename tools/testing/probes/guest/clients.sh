@@ -3,7 +3,8 @@
 #
 # make check-clients, guest side, in the initramfs: the BTF ftracetest
 # cases, then the Debian root with perf, bpftrace and bcc (the read-only
-# virtio disk under a tmpfs overlay) and clients-checks.sh inside it.
+# virtio disk under a tmpfs overlay) and clients-checks.sh inside it,
+# then the BPF selftests' probe subtests (bpf-selftests.sh).
 # The kernel's build directory is shared read-only as "kbuild": perf
 # probe finds the DWARF of vmlinux where a Debian -dbg package puts it.
 . /opt/probes/lib.sh
@@ -44,4 +45,8 @@ echo "probes: clients: $(cat $R/etc/debian_version 2>/dev/null) root, running th
 chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 	HOME=/root TERM=dumb LANG=C.UTF-8 /bin/bash /opt/probes/clients-checks.sh
 echo "probes: clients: checks exit $?"
+
+# 3. The BPF selftests' probe subtests (test_progs, built on the host).
+chroot $R /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root TERM=dumb LANG=C.UTF-8 /bin/bash /opt/probes/bpf-selftests.sh
 dmesg > /results/dmesg.txt
