@@ -540,7 +540,8 @@ static void probe_inside_a_leaving_jump_takes_its_site_away(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, text, orig);
 	KUNIT_EXPECT_EQ(test, kpo_straight(4), kpo_straight_expected(4));
 	unregister_kprobe(&inner);
-	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), tries);
+	/* the one call above, through the inner probe */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 1);
 }
 
 /* A disabled probe is no jump; enabling it makes it one again. */
