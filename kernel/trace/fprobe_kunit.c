@@ -914,6 +914,94 @@ out:
 }
 
 /*
+ * The order in which ftrace patches the sites of a new fprobe, seen from
+ * a kprobe on x86's text_poke_queue(): that keeps a batch of sites (one
+ * int3 round, three rounds of IPIs to every CPU) only while each address
+ * is above the one before.  A small filter update visits only its own
+ * records, looked up from its hash, and must still visit them in address
+ * order, or nearly every site becomes a batch of its own.
+ */
+#define FC_ORDER_FUNCS	256
+
+struct fc_order {
+	struct task_struct	*task;
+	unsigned long		last;
+	unsigned long		skip;	/* the site of text_poke_queue() */
+	unsigned long		*ips;
+	int			nr;
+	atomic_t		queued;
+	atomic_t		descents;
+};
+
+static struct fc_order fc_order;
+
+static int fc_order_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long addr = regs_get_kernel_argument(regs, 0);
+
+	if (current != READ_ONCE(fc_order.task))
+		return 0;
+	/* text_mutex orders the calls: one at a time. */
+	if (addr < fc_order.last)
+		atomic_inc(&fc_order.descents);
+	fc_order.last = addr;
+	atomic_inc(&fc_order.queued);
+	return 0;
+}
+
+static int fc_order_collect(void *data, const char *name, unsigned long addr)
+{
+	struct fc_order *o = data;
+	unsigned long site = ftrace_location(addr);
+
+	if (o->nr == FC_ORDER_FUNCS)
+		return 1;
+	/* Aliases come one after the other: one site once. */
+	if (site && site != o->skip && (!o->nr || site != o->ips[o->nr - 1]))
+		o->ips[o->nr++] = site;
+	return 0;
+}
+
+static void fc_test_patch_order(struct kunit *test)
+{
+	struct fprobe fp = { .entry_handler = fc_count_entry };
+	struct kprobe kp = {
+		.symbol_name = "text_poke_queue",
+		.pre_handler = fc_order_pre,
+	};
+	int queued, descents;
+
+	if (!IS_ENABLED(CONFIG_X86))
+		kunit_skip(test, "only x86 batches text pokes in address order");
+	memset(&fc_order, 0, sizeof(fc_order));
+	fc_order.ips = kunit_kcalloc(test, FC_ORDER_FUNCS, sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fc_order.ips);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	fc_order.skip = ftrace_location((unsigned long)kp.addr);
+	kallsyms_on_each_symbol(fc_order_collect, &fc_order);
+	KUNIT_EXPECT_EQ(test, fc_order.nr, FC_ORDER_FUNCS);
+
+	WRITE_ONCE(fc_order.task, current);
+	if (!register_fprobe_ips(&fp, fc_order.ips, fc_order.nr)) {
+		fc_order.last = 0;
+		KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+	} else {
+		KUNIT_FAIL(test, "register_fprobe_ips() of %d sites failed",
+			   fc_order.nr);
+	}
+	WRITE_ONCE(fc_order.task, NULL);
+	unregister_kprobe(&kp);
+
+	queued = atomic_read(&fc_order.queued);
+	descents = atomic_read(&fc_order.descents);
+	kunit_info(test, "%d sites queued, %d below the one before\n",
+		   queued, descents);
+	/* Each site to hook it and to unhook it, unless shared. */
+	KUNIT_EXPECT_GE(test, queued, fc_order.nr);
+	KUNIT_EXPECT_EQ(test, descents, 0);
+}
+
+/*
  * Two fprobes and a kretprobe on one function: every exit handler sees
  * the real return address (into fprobe_core_outer()), whichever hooked
  * the return first; never the trampoline.
@@ -986,6 +1074,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_sleepers),
 	KUNIT_CASE(fc_test_contract),
 	KUNIT_CASE(fc_test_scale),
+	KUNIT_CASE(fc_test_patch_order),
 	{}
 };
 
