@@ -256,6 +256,39 @@ c_bpftrace_kfunc() {
 		why "no kfunc:vfs_read line with the file's i_size $size"
 }
 
+# bpftrace's exit closes the perf event of each kprobe it attached one
+# by one, and each close waited for an RCU tasks-trace grace period in
+# perf_event_detach_bpf_prog() (kernel/trace/bpf_trace.c), one after the
+# other: most of the time of BENCH.md's bpftrace detach.  Counted, not
+# timed: a kprobe event on synchronize_rcu_tasks_trace() while bpftrace
+# on 20 kprobes exits.  One call per probe is the base's; none ours.
+c_bpftrace_detach_waits() {
+	local pid n prog
+	scale_funcs 20 > $W/funcs
+	[ "$(wc -l < $W/funcs)" = 20 ] || why "only $(wc -l < $W/funcs) functions to probe"
+	prog="$(sed 's/^/kprobe:/' $W/funcs | paste -sd,) { @hits = count(); }
+BEGIN { printf(\"attached\\n\"); }"
+	$BG bpftrace -B none -e "$prog" > $W/waits.out 2>&1 &
+	pid=$!
+	if ! wait_for $W/waits.out '^attached' 240; then
+		cat $W/waits.out
+		stop_bg $pid
+		why "bpftrace did not attach to 20 kprobes"
+	fi
+	trace_reset
+	echo 'p:waits/sync synchronize_rcu_tasks_trace' >> $TRACING/kprobe_events ||
+		{ stop_bg $pid; why "no kprobe event on synchronize_rcu_tasks_trace"; }
+	echo 'comm == "bpftrace"' > $TRACING/events/waits/sync/filter
+	echo 1 > $TRACING/events/waits/sync/enable
+	stop_bg $pid
+	echo 0 > $TRACING/events/waits/sync/enable
+	n=$(grep -c ' sync: ' $TRACING/trace)
+	grep -v '^#' $TRACING/trace | head -5
+	echo '-:waits/sync' >> $TRACING/kprobe_events
+	echo "synchronize_rcu_tasks_trace() calls during bpftrace's exit: $n"
+	[ "$n" = 0 ] || why "$n waits for RCU tasks-trace in bpftrace's exit, 20 kprobes"
+}
+
 # --- bcc --------------------------------------------------------------------
 
 c_bcc_funccount() {
@@ -534,6 +567,7 @@ bpftrace_kretprobe_retval:300
 bpftrace_kprobe_arg0:300
 bpftrace_kprobe_multi:400
 bpftrace_kfunc:300
+bpftrace_detach_waits:400
 bcc_funccount:600
 bcc_trace_arg:600
 bcc_trace_retval:600
