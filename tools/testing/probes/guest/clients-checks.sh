@@ -99,6 +99,18 @@ format_has() {
 	grep -qE "field:[^;]* $1;" $W/format || why "format has no field $1"
 }
 
+# bpftrace_start OUT PATTERN SECS PROGRAM: bpftrace (-B none) in the
+# background, its output in OUT and its pid in $bt_pid, once OUT matches
+# PATTERN; the check fails if it does not within SECS.
+bpftrace_start() {
+	$BG bpftrace -B none -e "$4" > "$1" 2>&1 &
+	bt_pid=$!
+	wait_for "$1" "$2" "$3" && return 0
+	cat "$1"
+	stop_bg $bt_pid
+	why "bpftrace did not attach ($(basename "$1" .out))"
+}
+
 # --- perf probe -------------------------------------------------------------
 
 c_perf_probe_add() {
@@ -222,13 +234,8 @@ c_bpftrace_kprobe_multi() {
 	local pid n
 	# No "probe" builtin: it would make bpftrace build one program per
 	# function (and attach plain kprobes).
-	$BG bpftrace -B none -e 'kprobe:vfs_* { @hits = count(); }' > $W/multi.out 2>&1 &
-	pid=$!
-	if ! wait_for $W/multi.out '^Attaching' 120; then
-		cat $W/multi.out
-		stop_bg $pid
-		why "bpftrace did not attach"
-	fi
+	bpftrace_start $W/multi.out '^Attaching' 120 'kprobe:vfs_* { @hits = count(); }'
+	pid=$bt_pid
 	sleep 3
 	cat $MARKER > /dev/null
 	bpftool link show > $W/links.txt 2>&1
@@ -268,13 +275,8 @@ c_bpftrace_detach_waits() {
 	[ "$(wc -l < $W/funcs)" = 20 ] || why "only $(wc -l < $W/funcs) functions to probe"
 	prog="$(sed 's/^/kprobe:/' $W/funcs | paste -sd,) { @hits = count(); }
 BEGIN { printf(\"attached\\n\"); }"
-	$BG bpftrace -B none -e "$prog" > $W/waits.out 2>&1 &
-	pid=$!
-	if ! wait_for $W/waits.out '^attached' 240; then
-		cat $W/waits.out
-		stop_bg $pid
-		why "bpftrace did not attach to 20 kprobes"
-	fi
+	bpftrace_start $W/waits.out '^attached' 240 "$prog"
+	pid=$bt_pid
 	trace_reset
 	echo 'p:waits/sync synchronize_rcu_tasks_trace' >> $TRACING/kprobe_events ||
 		{ stop_bg $pid; why "no kprobe event on synchronize_rcu_tasks_trace"; }
