@@ -162,7 +162,8 @@ torture-compare: initramfs
 # IMPL=base runs the same checks on the untouched base tree (the baseline,
 # build/ARCH-clients-base).  Then the base tree's BPF selftests' probe
 # subtests (test_progs, built with clang-19 by bpf-selftests.sh into
-# build/ARCH-clients*/bpf-selftests; x86_64 only).
+# build/ARCH-clients*/bpf-selftests; x86_64 only).  clients-module.sh
+# builds the checks' own modules (clients-module/) against the kernel.
 IMPL		?= ours
 CLIENTS_FTRACE	?= test.d/dynevent/add_remove_btfarg.tc,test.d/dynevent/fprobe_syntax_errors.tc,test.d/kprobe/kprobe_syntax_errors.tc,probes/kprobe_events/kprobe_events_current_this_cpu.tc,probes/kprobe_events/kprobe_events_typecast.tc
 CLIENTS_TIMEOUT	?= 3600
@@ -187,6 +188,7 @@ check-clients: $(CLIENTS_TREE)
 	@$(CLIENTS_ENV) $(HARNESS)/build.sh $(ARCH) $(CLIENTS_SRC) $(CLIENTS_OUT) \
 		$(FRAGMENTS) $(HARNESS)/config/clients.config
 	@$(HARNESS)/bpf-selftests.sh $(ARCH) $(BUILD)/base $(CLIENTS_OUT)
+	@$(HARNESS)/clients-module.sh $(ARCH) $(CLIENTS_OUT)
 	@$(HARNESS)/mkinitramfs.sh $(ARCH) $(CLIENTS_OUT) $(CLIENTS_SRC) . $(CLIENTS_OUT)/initramfs.cpio.gz
 	@rm -rf $(RESULTS)/$(CLIENTS_VARIANT) && mkdir -p $(RESULTS)/$(CLIENTS_VARIANT)
 	@$(HARNESS)/ftrace-cases.sh $(CLIENTS_SRC) "$(CLIENTS_FTRACE)" \

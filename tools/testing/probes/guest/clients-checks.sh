@@ -475,6 +475,35 @@ c_scale_kprobe_events_1000() {
 	[ "$n" = 0 ] || why "$n kprobes left after deleting the events"
 }
 
+# A module shaped like LKRG's use of probes: a kprobe and a kretprobe
+# on each of 50 functions, registered one at a time at load and
+# unregistered one at a time in its exit function
+# (tools/testing/probes/clients-module/probes_unload.c, built against
+# this kernel and reached through the kbuild share).  Its load and its
+# unload are timed: an unregistration that waits for a grace period or
+# patches ftrace's every record shows in the unload.
+c_scale_module_unload_50() {
+	local ko=/kbuild/clients-module/probes_unload.ko n t0
+	[ -f $ko ] || why "no $ko (tools/testing/probes/clients-module.sh builds it)"
+	scale_funcs 50 > $W/funcs
+	[ "$(wc -l < $W/funcs)" = 50 ] || why "only $(wc -l < $W/funcs) functions to probe"
+	t0=$(now)
+	insmod $ko funcs="$(paste -sd, $W/funcs)" || why "insmod probes_unload.ko failed"
+	echo "time: load_50 $(elapsed "$t0")"
+	n=$(probed | wc -l)
+	probed | head -4
+	if [ "$n" != 100 ]; then
+		rmmod probes_unload
+		why "$n probes listed at the 50 functions, 100 expected"
+	fi
+	t0=$(now)
+	rmmod probes_unload || why "rmmod probes_unload failed"
+	echo "time: unload_50 $(elapsed "$t0")"
+	dmesg | grep 'probes_unload:' | tail -n 2
+	n=$(probed | wc -l)
+	[ "$n" = 0 ] || why "$n probes left after the unload"
+}
+
 # bpftrace on 1,000 functions named one by one: a perf_kprobe event and
 # a BPF link each (a list without wildcards does not use kprobe_multi).
 # BEGIN runs once everything is attached; Ctrl-C detaches everything.
@@ -575,6 +604,7 @@ bcc_trace_arg:600
 bcc_trace_retval:600
 scale_kprobe_events_1000:900
 scale_perf_probe_100:900
+scale_module_unload_50:600
 scale_bpftrace_1000_kprobes:1500
 "
 
