@@ -7,6 +7,8 @@
  */
 #include <kunit/test.h>
 #include <linux/atomic.h>
+#include <linux/bsearch.h>
+#include <linux/delay.h>
 #include <linux/fprobe.h>
 #include <linux/ftrace.h>
 #include <linux/kallsyms.h>
@@ -1002,6 +1004,108 @@ static void fc_test_patch_order(struct kunit *test)
 }
 
 /*
+ * A filter of many functions, once replaced, is freed where the CPU can
+ * reschedule between its entries, not in the RCU callback (softirq)
+ * that ends its grace period: a hash of every function took 22 s there
+ * on a KASAN kernel (RELIABILITY.md, finding 29).  A kprobe on kfree()
+ * watches the entries of the replaced hash go.
+ */
+struct fc_hash_free {
+	unsigned long		*entries;	/* sorted */
+	unsigned long		*seen;		/* bitmap, one per entry */
+	int			nr;
+	atomic_t		freed;
+	atomic_t		freed_in_softirq;
+};
+
+static struct fc_hash_free fc_hf;
+
+static int fc_ulong_cmp(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void fc_hash_free_nop(unsigned long ip, unsigned long parent_ip,
+			     struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+}
+
+static int fc_hash_free_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long ptr = regs_get_kernel_argument(regs, 0);
+	unsigned long *found;
+	int nr = READ_ONCE(fc_hf.nr);
+
+	if (!nr)
+		return 0;
+	found = bsearch(&ptr, fc_hf.entries, nr, sizeof(ptr), fc_ulong_cmp);
+	/* The first kfree() of an entry is its own; later ones reuse it. */
+	if (!found || test_and_set_bit(found - fc_hf.entries, fc_hf.seen))
+		return 0;
+	atomic_inc(&fc_hf.freed);
+	/* Where RCU callbacks run, unless they are offloaded to kthreads. */
+	if (in_serving_softirq())
+		atomic_inc(&fc_hf.freed_in_softirq);
+	return 0;
+}
+
+static void fc_test_hash_freed_in_task(struct kunit *test)
+{
+	static struct ftrace_ops ops = { .func = fc_hash_free_nop };
+	struct kprobe kp = {
+		.symbol_name = "kfree",
+		.pre_handler = fc_hash_free_pre,
+	};
+	struct ftrace_func_entry *entry;
+	struct ftrace_hash *hash;
+	int i, n = 0, waited;
+
+	memset(&fc_order, 0, sizeof(fc_order));
+	memset(&fc_hf, 0, sizeof(fc_hf));
+	fc_order.ips = kunit_kcalloc(test, FC_ORDER_FUNCS, sizeof(long), GFP_KERNEL);
+	fc_hf.entries = kunit_kcalloc(test, FC_ORDER_FUNCS, sizeof(long), GFP_KERNEL);
+	fc_hf.seen = kunit_kcalloc(test, BITS_TO_LONGS(FC_ORDER_FUNCS),
+				   sizeof(long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, fc_order.ips);
+	KUNIT_ASSERT_NOT_NULL(test, fc_hf.entries);
+	KUNIT_ASSERT_NOT_NULL(test, fc_hf.seen);
+	kallsyms_on_each_symbol(fc_order_collect, &fc_order);
+	KUNIT_ASSERT_EQ(test, fc_order.nr, FC_ORDER_FUNCS);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ips(&ops, fc_order.ips,
+						    fc_order.nr, 0, 1), 0);
+
+	/* Nothing else changes the filter of this ops. */
+	hash = ops.func_hash->filter_hash;
+	for (i = 0; i < 1 << hash->size_bits; i++)
+		hlist_for_each_entry(entry, &hash->buckets[i], hlist)
+			if (n < FC_ORDER_FUNCS)
+				fc_hf.entries[n++] = (unsigned long)entry;
+	/* Aliases of one site are one entry. */
+	KUNIT_ASSERT_EQ(test, n, (int)hash->count);
+	KUNIT_ASSERT_GE(test, n, FC_ORDER_FUNCS / 2);
+	sort(fc_hf.entries, n, sizeof(long), fc_ulong_cmp, NULL);
+
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	WRITE_ONCE(fc_hf.nr, n);
+	/* Dropping one function replaces the hash: the old one goes whole. */
+	KUNIT_EXPECT_EQ(test, ftrace_set_filter_ips(&ops, fc_order.ips, 1, 1, 0), 0);
+	rcu_barrier();
+	for (waited = 0; atomic_read(&fc_hf.freed) < n && waited < 30000; waited += 20)
+		msleep(20);
+	WRITE_ONCE(fc_hf.nr, 0);
+	unregister_kprobe(&kp);
+	ftrace_free_filter(&ops);
+
+	kunit_info(test, "%d entries freed, %d of them in a softirq\n",
+		   atomic_read(&fc_hf.freed), atomic_read(&fc_hf.freed_in_softirq));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_hf.freed), n);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc_hf.freed_in_softirq), 0);
+}
+
+/*
  * Two fprobes and a kretprobe on one function: every exit handler sees
  * the real return address (into fprobe_core_outer()), whichever hooked
  * the return first; never the trampoline.
@@ -1075,6 +1179,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_contract),
 	KUNIT_CASE(fc_test_scale),
 	KUNIT_CASE(fc_test_patch_order),
+	KUNIT_CASE(fc_test_hash_freed_in_task),
 	{}
 };
 
