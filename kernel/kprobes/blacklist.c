@@ -5,7 +5,8 @@
  * The blacklist is a list of address ranges, one per function: every
  * NOKPROBE_SYMBOL() entry, every function in .kprobes.text and
  * .noinstr.text, whatever the architecture adds (entry text on x86),
- * and the same sections of each module while it is loaded.  Readers
+ * and the same sections of each module while it is loaded, and the
+ * kernel's compiler-made clones of those functions.  Readers
  * walk it under RCU; writers hold kprobe_mutex (or run at boot).
  */
 #include <linux/jump_label.h>
@@ -218,6 +219,24 @@ int __init __weak arch_populate_kprobe_blacklist(void)
 	return 0;
 }
 
+/*
+ * A kernel clone ("foo.part.0", "foo.cold") of a refused function gets
+ * a range of its own, so that kprobes/blacklist names every function a
+ * probe is refused in (perf probe reads it to refuse before asking).
+ * A module's clones are refused by name only (clone_of_blacklisted()).
+ */
+static int __init blacklist_add_clone(void *data, const char *name,
+				      unsigned long addr)
+{
+	int ret;
+
+	if (!strchr(name, '.') || !clone_of_blacklisted(name) ||
+	    blacklist_covers(addr))
+		return 0;
+	ret = kprobe_add_ksym_blacklist(addr);
+	return ret == -ENOMEM ? ret : 0;
+}
+
 /* Build the kernel's blacklist.  Context: early boot. */
 int __init kprobe_blacklist_init(void)
 {
@@ -237,6 +256,8 @@ int __init kprobe_blacklist_init(void)
 						(unsigned long)__noinstr_text_end);
 	if (!ret)
 		ret = arch_populate_kprobe_blacklist();
+	if (!ret)
+		ret = kallsyms_on_each_symbol(blacklist_add_clone, NULL);
 	return ret;
 }
 
