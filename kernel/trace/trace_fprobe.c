@@ -22,25 +22,25 @@
  * stub's entry sees the tracepoint arguments in its pt_regs ($arg1 is the
  * first argument after the hidden @data).  The stub is connected once per
  * tracepoint, however many probes use it: it is connected when the first
- * armed probe arrives and disconnected when the last one leaves.
+ * registered probe arrives and disconnected when the last one leaves.
  *
- * A probe is armed (its fprobe registered, a tprobe's stub connected) only
- * while its event is enabled, for a trace instance or for perf: a defined
- * event that nobody records costs its functions nothing, not even the
- * ftrace call of a disabled fprobe.  Definition only checks that the
- * target exists; enabling arms every probe of the event and fails if one
- * cannot be armed; disabling the last user disarms them.
+ * A probe is registered (its fprobe registered, a tprobe's stub connected)
+ * only while its event is enabled, for a trace instance or for perf: a
+ * defined event that nobody records costs its functions nothing, not even
+ * the ftrace call of a disabled fprobe.  Definition only checks that the
+ * target exists; enabling registers every probe of the event and fails if
+ * one cannot be registered; disabling the last user unregisters them.
  *
  * A tracepoint probe is also in one of two states:
  *
- *   bound    ->tpoint points to the tracepoint: armed while enabled;
+ *   bound    ->tpoint points to the tracepoint: registered while enabled;
  *   waiting  ->tpoint is NULL: the tracepoint is in a module that is not
  *            loaded (yet, or any more).  Nothing is registered.
  *
  * The tracepoint module notifier moves probes between the two states: a
  * module going away unbinds every probe bound to one of its tracepoints
  * (which then waits for it), a module coming binds every waiting probe
- * whose tracepoint it carries and arms it if its event is enabled.
+ * whose tracepoint it carries and registers it if its event is enabled.
  * Whether the event is enabled is kept on the trace_probe flags and does
  * not change with the module: a probe that is enabled while it waits
  * starts tracing as soon as it is bound.
@@ -96,12 +96,12 @@ enum tfp_kind {
  * @symbol:	function filter (fprobe) or tracepoint name (tprobe)
  * @kind:	entry, exit or tracepoint probe
  * @maxactive:	MAXACT of an exit probe, 0 for the fprobe default
- * @armed:	@fp is registered (only while the event is enabled)
+ * @registered:	@fp is registered (only while the event is enabled)
  * @tpoint:	bound tracepoint of a tprobe, NULL while it waits for it
  * @tpmod:	module that owns @tpoint, NULL for a built-in tracepoint
  * @tp:		the trace_probe (arguments and event); must be last
  *
- * @armed, @tpoint and @tpmod change only under event_mutex.
+ * @registered, @tpoint and @tpmod change only under event_mutex.
  */
 struct trace_fprobe {
 	struct dyn_event	devent;
@@ -109,7 +109,7 @@ struct trace_fprobe {
 	char			*symbol;
 	enum tfp_kind		kind;
 	int			maxactive;
-	bool			armed;
+	bool			registered;
 	struct tracepoint	*tpoint;
 	struct module		*tpmod;
 	struct trace_probe	tp;
@@ -408,7 +408,7 @@ static struct trace_event_fields tfp_fields_array[] = {
 };
 
 /* ------------------------------------------------------------------ */
-/* Arming: fprobe and tracepoint stub registration                     */
+/* Registration: fprobes and tracepoint stubs                          */
 /* ------------------------------------------------------------------ */
 
 /* (Re)initialise @tf->fp for a registration; it must not be registered. */
@@ -430,8 +430,8 @@ static void tfp_setup_fprobe(struct trace_fprobe *tf)
 }
 
 /*
- * Is the stub of @tpoint connected for another armed probe than @self?
- * Caller holds event_mutex.
+ * Is the stub of @tpoint connected for another registered probe than
+ * @self?  Caller holds event_mutex.
  */
 static bool tfp_stub_shared(struct tracepoint *tpoint,
 			    struct trace_fprobe *self)
@@ -439,7 +439,7 @@ static bool tfp_stub_shared(struct tracepoint *tpoint,
 	struct trace_fprobe *tf;
 
 	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
-		if (tf != self && tf->armed && tf->tpoint == tpoint)
+		if (tf != self && tf->registered && tf->tpoint == tpoint)
 			return true;
 	}
 	return false;
@@ -451,7 +451,10 @@ static bool tfp_is_pattern(const char *sym)
 	return !!strpbrk(sym, "*?[!");
 }
 
-/* Resolve @SYM arguments; done again at each arming (module symbols). */
+/*
+ * Resolve @SYM arguments; done again at each registration of the fprobe
+ * (module symbols).
+ */
 static int tfp_resolve_args(struct trace_fprobe *tf)
 {
 	int i, err;
@@ -465,13 +468,13 @@ static int tfp_resolve_args(struct trace_fprobe *tf)
 }
 
 /**
- * tfp_arm - register the fprobe of a probe
- * @tf: an unarmed probe; a tprobe must be bound (->tpoint set)
+ * tfp_register_fprobe - register the fprobe of a probe
+ * @tf: an unregistered probe; a tprobe must be bound (->tpoint set)
  *
  * Context: process, event_mutex held.
  * Return: 0 or a negative errno from the registration.
  */
-static int tfp_arm(struct trace_fprobe *tf)
+static int tfp_register_fprobe(struct trace_fprobe *tf)
 {
 	struct tracepoint *tpoint = tf->tpoint;
 	unsigned long stub;
@@ -480,7 +483,7 @@ static int tfp_arm(struct trace_fprobe *tf)
 
 	lockdep_assert_held(&event_mutex);
 
-	if (WARN_ON_ONCE(tf->armed))
+	if (WARN_ON_ONCE(tf->registered))
 		return -EBUSY;
 
 	err = security_locked_down(LOCKDOWN_KPROBES);
@@ -500,7 +503,7 @@ static int tfp_arm(struct trace_fprobe *tf)
 			return -ENOENT;
 		err = register_fprobe(&tf->fp, tf->symbol, NULL);
 		if (!err)
-			tf->armed = true;
+			tf->registered = true;
 		return err;
 	}
 
@@ -524,30 +527,30 @@ static int tfp_arm(struct trace_fprobe *tf)
 						    NULL);
 		return err;
 	}
-	tf->armed = true;
+	tf->registered = true;
 	return 0;
 }
 
 /**
- * tfp_disarm - unregister the fprobe of a probe, if it is registered
+ * tfp_unregister_fprobe - unregister the fprobe of a probe, if it is registered
  * @tf: the probe
  *
- * For a tprobe, the tracepoint stub is disconnected too when no other armed
- * probe uses it.  A tprobe stays bound to its tracepoint.
+ * For a tprobe, the tracepoint stub is disconnected too when no other
+ * registered probe uses it.  A tprobe stays bound to its tracepoint.
  *
  * Context: process, event_mutex held.
  */
-static void tfp_disarm(struct trace_fprobe *tf)
+static void tfp_unregister_fprobe(struct trace_fprobe *tf)
 {
 	struct tracepoint *tpoint = tf->tpoint;
 
 	lockdep_assert_held(&event_mutex);
 
-	if (!tf->armed)
+	if (!tf->registered)
 		return;
 
 	unregister_fprobe(&tf->fp);
-	tf->armed = false;
+	tf->registered = false;
 
 	if (tfp_is_tprobe(tf) && tpoint && !tfp_stub_shared(tpoint, tf))
 		tracepoint_probe_unregister(tpoint, tpoint->probestub, NULL);
@@ -560,11 +563,11 @@ static int tfp_glob_hit(void *data, const char *name, unsigned long addr)
 }
 
 /**
- * tfp_check_target - can the function probe @tf be armed?
- * @tf: a function probe, not armed
+ * tfp_check_target - can the fprobe of the function probe @tf be registered?
+ * @tf: a function probe whose fprobe is not registered
  *
- * What tfp_arm() would find, without registering anything: a plain name
- * must name a function, traceable; a pattern must match one.
+ * What tfp_register_fprobe() would find, without registering anything: a
+ * plain name must name a function, traceable; a pattern must match one.
  *
  * Context: process.
  * Return: 0, -ENOENT for a name that no symbol has, or -EINVAL when
@@ -588,21 +591,25 @@ static int tfp_check_target(struct trace_fprobe *tf)
 	return kallsyms_lookup_name(sym) ? -EINVAL : -ENOENT;
 }
 
-/* Disarm every probe of an event: it is no longer enabled anywhere. */
-static void tfp_event_disarm(struct trace_probe *tp)
+/*
+ * Unregister the fprobe of every probe of an event: it is no longer enabled
+ * anywhere.
+ */
+static void tfp_event_unregister_fprobes(struct trace_probe *tp)
 {
 	struct trace_probe *pos;
 
 	list_for_each_entry(pos, trace_probe_probe_list(tp), list)
-		tfp_disarm(tp_to_tfp(pos));
+		tfp_unregister_fprobe(tp_to_tfp(pos));
 }
 
 /*
- * Arm every probe of an event that is (now) enabled, but a tprobe still
- * waiting for its module.  On an error the caller undoes the enabling and
- * disarms the event if nothing else has it enabled.
+ * Register the fprobe of every probe of an event that is (now) enabled, but
+ * of a tprobe still waiting for its module.  On an error the caller undoes
+ * the enabling and unregisters the event's fprobes if nothing else has it
+ * enabled.
  */
-static int tfp_event_arm(struct trace_probe *tp)
+static int tfp_event_register_fprobes(struct trace_probe *tp)
 {
 	struct trace_probe *pos;
 	int err;
@@ -610,9 +617,9 @@ static int tfp_event_arm(struct trace_probe *tp)
 	list_for_each_entry(pos, trace_probe_probe_list(tp), list) {
 		struct trace_fprobe *tf = tp_to_tfp(pos);
 
-		if (tf->armed || (tfp_is_tprobe(tf) && !tf->tpoint))
+		if (tf->registered || (tfp_is_tprobe(tf) && !tf->tpoint))
 			continue;
-		err = tfp_arm(tf);
+		err = tfp_register_fprobe(tf);
 		if (err)
 			return err;
 	}
@@ -639,32 +646,32 @@ static int tfp_event_reg(struct trace_event_call *call, enum trace_reg type,
 		err = trace_probe_add_file(tp, file);
 		if (err)
 			break;
-		err = tfp_event_arm(tp);
+		err = tfp_event_register_fprobes(tp);
 		if (err) {
 			trace_probe_remove_file(tp, file);
 			if (!trace_probe_is_enabled(tp))
-				tfp_event_disarm(tp);
+				tfp_event_unregister_fprobes(tp);
 		}
 		break;
 	case TRACE_REG_UNREGISTER:
 		err = trace_probe_remove_file(tp, file);
 		if (!err && !trace_probe_is_enabled(tp))
-			tfp_event_disarm(tp);
+			tfp_event_unregister_fprobes(tp);
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
-		err = tfp_event_arm(tp);
+		err = tfp_event_register_fprobes(tp);
 		if (err) {
 			trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
 			if (!trace_probe_is_enabled(tp))
-				tfp_event_disarm(tp);
+				tfp_event_unregister_fprobes(tp);
 		}
 		break;
 	case TRACE_REG_PERF_UNREGISTER:
 		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
 		if (!trace_probe_is_enabled(tp))
-			tfp_event_disarm(tp);
+			tfp_event_unregister_fprobes(tp);
 		break;
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
@@ -754,7 +761,7 @@ static void tfp_module_coming(struct module *mod)
 		tf->tpmod = mod;
 		if (!trace_probe_is_enabled(&tf->tp))
 			continue;
-		err = tfp_arm(tf);
+		err = tfp_register_fprobe(tf);
 		if (err) {
 			pr_warn("cannot attach %s/%s to %s:%s (%d)\n",
 				trace_probe_group_name(&tf->tp),
@@ -774,7 +781,7 @@ static void tfp_module_going(struct module *mod)
 	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
 		if (!tfp_is_tprobe(tf) || !tf->tpoint || tf->tpmod != mod)
 			continue;
-		tfp_disarm(tf);
+		tfp_unregister_fprobe(tf);
 		tf->tpoint = NULL;
 		tf->tpmod = NULL;
 	}
@@ -904,8 +911,8 @@ static int tfp_join_conflict(struct trace_fprobe *tf, struct trace_fprobe *to,
 }
 
 /*
- * Check a new probe as its arming would, without arming it: its @SYM
- * arguments, and a function probe's target.
+ * Check a new probe as registering its fprobe would, without registering
+ * it: its @SYM arguments, and a function probe's target.
  */
 static int tfp_check_new(struct trace_fprobe *tf)
 {
@@ -942,7 +949,7 @@ static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
 	/* A new probe of an enabled event records at once. */
 	if (trace_probe_is_enabled(&tf->tp) &&
 	    (!tfp_is_tprobe(tf) || tf->tpoint)) {
-		err = tfp_arm(tf);
+		err = tfp_register_fprobe(tf);
 		if (err) {
 			trace_probe_unlink(&tf->tp);
 			return err;
@@ -962,7 +969,10 @@ static void tfp_init_event_call(struct trace_fprobe *tf)
 	call->class->reg = tfp_event_reg;
 }
 
-/* Create the trace event of @tf, not enabled, so not armed. */
+/*
+ * Create the trace event of @tf, not enabled, so its fprobe is not
+ * registered.
+ */
 static int tfp_new_event(struct trace_fprobe *tf)
 {
 	int err;
@@ -1383,7 +1393,7 @@ static int tfp_release(struct dyn_event *ev)
 			return -EBUSY;
 	}
 
-	tfp_disarm(tf);
+	tfp_unregister_fprobe(tf);
 	dyn_event_remove(&tf->devent);
 	trace_probe_unlink(tp);
 	tfp_free(tf);

@@ -23,10 +23,10 @@
  *	               command side): parse the head and the probe place
  *	               into a kev_req, allocate, parse the fetch arguments,
  *	               set the format;
- *	kev_install(): join an existing event or register a new one, arm
- *	               the probe in the kprobe core (a probe on a module
- *	               that is not loaded stays unarmed), publish it on
- *	               the dyn_event list (and kev_mod_list);
+ *	kev_install(): join an existing event or register a new one,
+ *	               register the probe with the kprobe core (a probe on
+ *	               a module that is not loaded stays unregistered),
+ *	               publish it on the dyn_event list (and kev_mod_list);
  *	kev_release(): the reverse, for "-:EVENT" and for truncation.
  *
  * Probes on module symbols are also on kev_mod_list, so that the module
@@ -34,8 +34,8 @@
  *
  * Locking:
  *  - event_mutex serialises everything but the hit path: the dyn_event
- *    list, kev_mod_list, ->armed, and enabling/disabling of events (the
- *    trace core calls kev_reg() with it held).
+ *    list, kev_mod_list, ->registered, and enabling/disabling of events
+ *    (the trace core calls kev_reg() with it held).
  *  - Command parsing runs under dyn_event_ops_mutex as well (taken by
  *    dyn_event_create()); it protects the error_log context.
  *  - The hit path (kev_hit_entry(), kev_hit_return(), kev_save_entry())
@@ -310,7 +310,7 @@ static bool kev_on_notrace(struct kprobe_ev *kev)
 }
 #endif
 
-/* ---- allocation, arming ---- */
+/* ---- allocation, registration ---- */
 
 static int kev_hit_entry(struct kprobe *kp, struct pt_regs *regs);
 static int kev_hit_return(struct kretprobe_instance *ri, struct pt_regs *regs);
@@ -381,7 +381,7 @@ fail:
  * Register @kev's probe with the kprobe core, enabled if its event is.
  * Context: event_mutex held (or a local probe owned by the caller).
  */
-static int kev_arm(struct kprobe_ev *kev)
+static int kev_register(struct kprobe_ev *kev)
 {
 	struct kprobe *kp = &kev->krp.kp;
 	struct probe_arg *arg, *end = kev->tp.args + kev->tp.nr_args;
@@ -389,7 +389,7 @@ static int kev_arm(struct kprobe_ev *kev)
 
 	if (ret)
 		return ret;
-	if (kev->armed)
+	if (kev->registered)
 		return -EINVAL;
 	if (kev_on_notrace(kev)) {
 		pr_warn("Could not probe notrace function %ps\n",
@@ -413,28 +413,28 @@ static int kev_arm(struct kprobe_ev *kev)
 		ret = register_kprobe(kp);
 
 	if (!ret)
-		kev->armed = true;
+		kev->registered = true;
 	else if (kev->sym)
 		kp->addr = NULL;	/* resolve the symbol again next time */
 	return ret;
 }
 
-/* Undo kev_arm().  Context: as kev_arm(); may sleep. */
-static void kev_disarm(struct kprobe_ev *kev)
+/* Undo kev_register().  Context: as kev_register(); may sleep. */
+static void kev_unregister(struct kprobe_ev *kev)
 {
-	if (!kev->armed)
+	if (!kev->registered)
 		return;
 	if (kev->is_return)
 		unregister_kretprobe(&kev->krp);
 	else
 		unregister_kprobe(&kev->krp.kp);
-	kev->armed = false;
+	kev->registered = false;
 	if (kev->sym)
 		kev->krp.kp.addr = NULL;
 }
 
 /*
- * Enable (@on) or disable the probes of every sibling of @tp.  Unarmed
+ * Enable (@on) or disable the probes of every sibling of @tp.  Unregistered
  * probes are skipped, and so are gone ones when enabling.  If enabling
  * one fails, those enabled before it are disabled again.
  * Context: event_mutex held.
@@ -445,7 +445,7 @@ static int kev_switch_all(struct trace_probe *tp, bool on)
 	int ret;
 
 	list_for_each_entry(kev, trace_probe_probe_list(tp), tp.list) {
-		if (!kev->armed)
+		if (!kev->registered)
 			continue;
 		if (!on) {
 			disable_kprobe(&kev->krp.kp);
@@ -462,7 +462,7 @@ undo:
 	list_for_each_entry(done, trace_probe_probe_list(tp), tp.list) {
 		if (done == kev)
 			break;
-		if (done->armed)
+		if (done->registered)
 			disable_kprobe(&done->krp.kp);
 	}
 	return ret;
@@ -563,7 +563,8 @@ static void kev_setup_call(struct kprobe_ev *kev);
 
 /*
  * Publish @kev: add it to the event of its name (creating the event if
- * needed), arm it and put it on the dyn_event list.
+ * needed), register its probe with the kprobe core and put it on the
+ * dyn_event list.
  * Context: process; takes event_mutex.
  */
 int kev_install(struct kprobe_ev *kev)
@@ -605,7 +606,7 @@ int kev_install(struct kprobe_ev *kev)
 		}
 	}
 
-	ret = kev_arm(kev);
+	ret = kev_register(kev);
 	if (ret == -ENOENT && kev->modlen >= 0 && !kev_module_loaded(kev)) {
 		pr_warn("This probe might be able to register after target module is loaded. Continue.\n");
 		ret = 0;
@@ -643,7 +644,7 @@ static int kev_release(struct dyn_event *ev)
 			return -EBUSY;
 	}
 
-	kev_disarm(kev);
+	kev_unregister(kev);
 	dyn_event_remove(&kev->dev);
 	list_del_init(&kev->mod_node);
 	trace_probe_unlink(tp);
@@ -660,8 +661,8 @@ static bool kev_busy(struct dyn_event *ev)
 
 #ifdef CONFIG_MODULES
 /*
- * A module is coming: (re)arm the probes on its symbols.  Runs after the
- * kprobe core (priority 0) and jump labels (priority 1) have seen the
+ * A module is coming: (re)register the probes on its symbols.  Runs after
+ * the kprobe core (priority 0) and jump labels (priority 1) have seen the
  * module, so its kprobe blacklist and jump sites are known when probing.
  * Context: process, module notifier chain; takes event_mutex.
  */
@@ -680,11 +681,11 @@ static int kev_module_event(struct notifier_block *nb, unsigned long state,
 	list_for_each_entry(kev, &kev_mod_list, mod_node) {
 		if (kev->modlen != len || memcmp(kev->sym, module_name(mod), len))
 			continue;
-		/* a probe armed on an earlier load of the module is gone */
-		kev_disarm(kev);
+		/* a probe registered on an earlier module load is gone */
+		kev_unregister(kev);
 		ret = kev_symbol_unique(module_name(mod), kev->sym + len + 1);
 		if (!ret)
-			ret = kev_arm(kev);
+			ret = kev_register(kev);
 		if (ret)
 			pr_warn("Failed to re-register probe %s on %s: %d\n",
 				trace_probe_name(&kev->tp), module_name(mod),
@@ -1150,7 +1151,7 @@ int bpf_get_kprobe_info(const struct perf_event *event, u32 *fd_type,
  *
  * The event is not published in tracefs or on the dyn_event list and
  * has no arguments; the caller owns it and frees it with
- * destroy_local_trace_kprobe().  It is armed disabled.
+ * destroy_local_trace_kprobe().  It is registered disabled.
  * Context: process, may sleep; does not need event_mutex.
  *
  * Return: the event's trace_event_call, or an ERR_PTR(): -EADDRNOTAVAIL
@@ -1194,7 +1195,7 @@ create_local_trace_kprobe(char *func, void *addr, unsigned long offs,
 				     PROBE_PRINT_NORMAL) < 0)
 		ret = -ENOMEM;
 	else
-		ret = kev_arm(kev);
+		ret = kev_register(kev);
 	if (!ret)
 		return trace_probe_event_call(&kev->tp);
 	kev_free(kev);
@@ -1215,7 +1216,7 @@ void destroy_local_trace_kprobe(struct trace_event_call *event_call)
 		return;
 	if (WARN_ON(trace_probe_is_enabled(&kev->tp)))
 		return;
-	kev_disarm(kev);
+	kev_unregister(kev);
 	kev_free(kev);
 }
 #endif /* CONFIG_PERF_EVENTS */

@@ -31,7 +31,7 @@
  * @modlen: length of "MOD" in @sym, or -1 if @sym has no module part.
  * @place: for an address probe, the address the user gave.
  * @is_return: a kretprobe (@krp.handler is set), else a kprobe.
- * @armed: registered with the kprobe core (event_mutex).
+ * @registered: registered with the kprobe core (event_mutex).
  * @krp: the probe; @krp.kp is used alone for an entry probe.
  * @tp: the trace_probe; last, since it ends with the argument array.
  */
@@ -43,7 +43,7 @@ struct kprobe_ev {
 	int			modlen;
 	void			*place;
 	bool			is_return;
-	bool			armed;
+	bool			registered;
 	struct kretprobe	krp;
 	struct trace_probe	tp;
 };
