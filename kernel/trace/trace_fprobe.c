@@ -75,6 +75,7 @@
 #include "trace_probe.h"
 #include "trace_probe_kernel.h"
 #include "trace_probe_tmpl.h"
+#include "trace_probe_regs.h"
 
 #define FPROBE_DEFAULT_GROUP	"fprobes"
 #define TPROBE_DEFAULT_GROUP	"tracepoints"
@@ -168,82 +169,8 @@ static inline bool tfp_is_tprobe(const struct trace_fprobe *tf)
 }
 
 /* ------------------------------------------------------------------ */
-/* Hit path                                                            */
+/* Hit path (the fetch hook: trace_probe_regs.h)                       */
 /* ------------------------------------------------------------------ */
-
-/*
- * Load the value the first instruction of a fetch program names into *@val:
- * the sources an fprobe hit provides (registers, stack, entry data), else
- * the engine's common ones.  Returns 0 or -EILSEQ.
- */
-static nokprobe_inline int tfp_load_source(struct fetch_insn *code,
-					   struct pt_regs *regs, void *edata,
-					   unsigned long *val)
-{
-	switch (code->op) {
-#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
-	case FETCH_OP_ARG:
-		*val = regs_get_kernel_argument(regs, code->param);
-		return 0;
-	case FETCH_OP_EDATA:	/* saved at entry by store_trace_entry_data() */
-		memcpy(val, edata + code->offset, sizeof(*val));
-		return 0;
-#endif
-	case FETCH_OP_RETVAL:
-		*val = regs_return_value(regs);
-		return 0;
-	case FETCH_OP_STACK:
-		*val = regs_get_kernel_stack_nth(regs, code->param);
-		return 0;
-	case FETCH_OP_STACKP:
-		*val = kernel_stack_pointer(regs);
-		return 0;
-	default:
-		return process_common_fetch_insn(code, val);
-	}
-}
-
-/*
- * Programs other than a value stored as loaded (see process_fetch_insn()),
- * out of line: only they need the frame of the string and symbol stores.
- */
-static noinline int tfp_fetch_insn(struct fetch_insn *code, void *rec,
-				   void *edata, void *dest, void *base)
-{
-	unsigned long val;
-	int err;
-
-	/* A resolved @SYM leaves its name holder in front of the IMM. */
-	if (code->op == FETCH_NOP_SYMBOL)
-		code++;
-
-	err = tfp_load_source(code, rec, edata, &val);
-	if (err < 0)
-		return err;
-	return process_fetch_insn_bottom(code + 1, val, dest, base);
-}
-NOKPROBE_SYMBOL(tfp_fetch_insn)
-
-/*
- * The engine's per-probe-type hook (see trace_probe_tmpl.h): run fetch
- * program @code against the registers @rec of a hit.  The common
- * argument, a register, argument or stack slot stored as is, is stored
- * here, the rest by tfp_fetch_insn().
- */
-static int
-process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
-		   void *dest, void *base)
-{
-	unsigned long val;
-
-	if (likely(dest && fetch_insn_is_raw(code)) &&
-	    !tfp_load_source(code, rec, edata, &val)) {
-		fetch_put_value(dest, code[1].size, val);
-		return 0;
-	}
-	return tfp_fetch_insn(code, rec, edata, dest, base);
-}
-NOKPROBE_SYMBOL(process_fetch_insn)
 
 static inline int tfp_head_size(const struct trace_fprobe *tf)
 {

@@ -51,6 +51,7 @@
 #include "trace_kprobe_internal.h"
 #include "trace_probe_tmpl.h"
 #include "trace_probe_kernel.h"
+#include "trace_probe_regs.h"
 
 /* Probes whose symbol names a module; protected by event_mutex. */
 static LIST_HEAD(kev_mod_list);
@@ -832,91 +833,7 @@ static int kev_profile_open(struct inode *inode, struct file *file)
 static const struct file_operations kev_profile_fops =
 	KEV_SEQ_FOPS(kev_profile_open, NULL);
 
-/* ---- the hit path ---- */
-
-/*
- * Values only a kprobe context has: registers, stack, arguments, the
- * return value and the entry data of a return probe.  False if @code
- * loads something else (immediates, comm, ...), which the engine does.
- */
-static nokprobe_inline bool
-kev_load_context(struct fetch_insn *code, struct pt_regs *regs, void *edata,
-		 unsigned long *val)
-{
-	switch (code->op) {
-	case FETCH_OP_RETVAL:
-		*val = regs_return_value(regs);
-		return true;
-	case FETCH_OP_REG:
-		*val = regs_get_register(regs, code->param);
-		return true;
-	case FETCH_OP_STACKP:
-		*val = kernel_stack_pointer(regs);
-		return true;
-	case FETCH_OP_STACK:
-		*val = regs_get_kernel_stack_nth(regs, code->param);
-		return true;
-#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
-	case FETCH_OP_EDATA:
-		*val = *(unsigned long *)(edata + code->offset);
-		return true;
-	case FETCH_OP_ARG:
-		*val = regs_get_kernel_argument(regs, code->param);
-		return true;
-#endif
-	default:
-		return false;
-	}
-}
-
-/*
- * Every program but the common one (see process_fetch_insn()): symbol
- * placeholders, immediates, dereferences, strings, bitfields, arrays.
- * Out of line, so that the stack frame its string and symbol stores need
- * is set up only for them.
- */
-static noinline int
-kev_fetch_insn(struct fetch_insn *code, void *rec, void *edata, void *dest,
-	       void *base)
-{
-	unsigned long val;
-	int ret;
-
-	/* @SYM arguments start with a placeholder for the symbol */
-	while (code->op == FETCH_NOP_SYMBOL)
-		code++;
-
-	if (!kev_load_context(code, rec, edata, &val)) {
-		ret = process_common_fetch_insn(code, &val);
-		if (ret < 0)
-			return ret;
-	}
-	return process_fetch_insn_bottom(code + 1, val, dest, base);
-}
-NOKPROBE_SYMBOL(kev_fetch_insn)
-
-/*
- * Run the fetch program @code of one argument on the probed context @rec
- * (a pt_regs), storing into @dest.  Called by the engine's templates.
- * Not verified: the program is built by the parser, not by users.
- *
- * A register, argument or stack slot stored as is, which is what most
- * arguments are, is stored here; the rest goes to kev_fetch_insn().
- */
-static int
-process_fetch_insn(struct fetch_insn *code, void *rec, void *edata,
-		   void *dest, void *base)
-{
-	unsigned long val;
-
-	if (likely(dest && fetch_insn_is_raw(code)) &&
-	    kev_load_context(code, rec, edata, &val)) {
-		fetch_put_value(dest, code[1].size, val);
-		return 0;
-	}
-	return kev_fetch_insn(code, rec, edata, dest, base);
-}
-NOKPROBE_SYMBOL(process_fetch_insn)
+/* ---- the hit path (the fetch hook: trace_probe_regs.h) ---- */
 
 static nokprobe_inline int kev_hit(struct kprobe_ev *kev,
 				   struct trace_probe_hit *h)
