@@ -763,9 +763,7 @@ void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 	}
 	nk = breakpoint_sites(todo, cnt, kps);
 	if (nk)
-		arch_disarm_kprobes_batch(kps, nk);
-	for (i = 0; i < nk; i++)
-		to_site(kps[i])->armed = false;
+		kprobe_disarm_breakpoints(kps, nk);
 	/* A jump these breakpoints kept out may go in now. */
 	for (i = 0; i < nk; i++)
 		kprobe_opt_unblock((unsigned long)kps[i]->addr);
@@ -776,6 +774,43 @@ void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 	for (i = 0; i < cnt; i++)
 		todo[i]->armed = false;
 	batch_free(todo);
+}
+
+/**
+ * kprobe_disarm_breakpoints() - write the original text back over breakpoints
+ * @kps: the probes of armed breakpoint sites (no jump in place)
+ * @n: number of entries
+ *
+ * For kprobe_disarm_sites() and for the optimizer, which disarms the
+ * sites whose jump it has just undone and nobody wants armed: one
+ * synchronisation for the batch.
+ * Context: kprobe_mutex, cpus_read_lock and text_mutex held.
+ */
+void kprobe_disarm_breakpoints(struct kprobe **kps, unsigned int n)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&text_mutex);
+	arch_disarm_kprobes_batch(kps, n);
+	for (i = 0; i < n; i++)
+		to_site(kps[i])->armed = false;
+}
+
+/**
+ * kprobe_disarm_gone_site() - disarm a site whose text is going away
+ * @s: a site in a module being unloaded or in freed init text
+ *
+ * An ftrace hook is taken out (ftrace keeps the record until the
+ * module is gone); a breakpoint or jump is forgotten without touching
+ * the text, which nobody runs again.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_disarm_gone_site(struct kprobe_site *s)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (s->armed && kprobe_ftrace(site_kp(s)))
+		kprobe_disarm_sites(&s, 1, true);
+	s->armed = false;
 }
 
 static void report_global(const char *what, int ret, unsigned int n)

@@ -47,7 +47,8 @@ enum kprobe_opt_state {
  *	in registration order; walked under RCU by the handlers
  * @nr_users: entries on @users
  * @nr_live: users that are neither disabled nor gone
- * @armed: the breakpoint or ftrace hook (or a jump) is in place
+ * @armed: the breakpoint or ftrace hook (or a jump) is in place; written
+ *	only by arming.c
  * @opt_state: enum kprobe_opt_state
  * @opt_used: int3 hits may have run in the detour buffer since the
  *	optimizer last waited for RCU tasks: wait again before freeing
@@ -196,6 +197,8 @@ static inline void kprobe_ftrace_unpark(void) { }
 #endif
 void kprobe_disarm_sites(struct kprobe_site **sites, unsigned int n,
 			 bool force);
+void kprobe_disarm_breakpoints(struct kprobe **kps, unsigned int n);
+void kprobe_disarm_gone_site(struct kprobe_site *s);
 int kprobe_arm_all(void);
 int kprobe_disarm_all(void);
 

@@ -229,8 +229,7 @@ static void opt_drop_leftover(struct kprobe_site *s)
 {
 	struct kprobe *kp = site_kp(s);
 
-	arch_disarm_kprobes_batch(&kp, 1);
-	s->armed = false;
+	kprobe_disarm_breakpoints(&kp, 1);
 	if (!s->nr_users) {
 		kprobe_site_doom(s, &kprobe_opt_doomed);
 		kprobe_opt_kick();
@@ -310,14 +309,11 @@ static void opt_run_unqueue(struct list_head *doomed)
 		} else {
 			struct kprobe *kp = &op->kp;
 
-			arch_disarm_kprobes_batch(&kp, 1);
-			s->armed = false;
+			kprobe_disarm_breakpoints(&kp, 1);
 		}
 	}
 	if (n)
-		arch_disarm_kprobes_batch(kps, n);
-	for (i = 0; i < n; i++)
-		to_site(kps[i])->armed = false;
+		kprobe_disarm_breakpoints(kps, n);
 	list_for_each_entry_safe(op, tmp, &done, list) {
 		struct kprobe_site *s = op_site(op);
 

@@ -694,10 +694,8 @@ void kprobe_kill_site(struct kprobe_site *s, struct list_head *doomed)
 	lockdep_assert_held(&kprobe_mutex);
 	if (site_gone(s))
 		return;
-	if (s->armed && kprobe_ftrace(kp))
-		kprobe_disarm_sites(&s, 1, true);
+	kprobe_disarm_gone_site(s);
 	kprobe_opt_kill(s);
-	s->armed = false;
 	kprobe_site_users_gone(s);
 	WRITE_ONCE(kp->post_handler, NULL);
 	arch_remove_kprobe(kp);
