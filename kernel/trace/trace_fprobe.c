@@ -172,12 +172,6 @@ static inline bool tfp_is_tprobe(const struct trace_fprobe *tf)
 /* Hit path (the fetch hook: trace_probe_regs.h)                       */
 /* ------------------------------------------------------------------ */
 
-static inline int tfp_head_size(const struct trace_fprobe *tf)
-{
-	return tfp_is_exit(tf) ? sizeof(struct fexit_trace_entry_head) :
-				 sizeof(struct fentry_trace_entry_head);
-}
-
 /*
  * A hit of @tf to record: at the entry (@ret_ip 0, no @edata) or at the
  * exit of the function, with the values the entry saved.  The records
@@ -243,24 +237,6 @@ NOKPROBE_SYMBOL(tfp_on_exit);
 /* Event output and format                                             */
 /* ------------------------------------------------------------------ */
 
-/* "(where)" of an entry/tracepoint hit, "(ret_ip <- func)" of an exit. */
-static bool tfp_print_location(struct trace_seq *s, struct trace_fprobe *tf,
-			       struct trace_entry *ent, int flags)
-{
-	const struct fexit_trace_entry_head *x = (const void *)ent;
-	const struct fentry_trace_entry_head *e = (const void *)ent;
-	int with_offs = flags | TRACE_ITER_SYM_OFFSET;
-
-	trace_seq_putc(s, '(');
-	if (!tfp_is_exit(tf))
-		return seq_print_ip_sym(s, e->ip, with_offs);
-
-	if (!seq_print_ip_sym(s, x->ret_ip, with_offs))
-		return false;
-	trace_seq_puts(s, " <- ");
-	return seq_print_ip_sym(s, x->func, flags & ~TRACE_ITER_SYM_OFFSET);
-}
-
 /* trace_event_functions.trace: one line of the "trace" file. */
 static enum print_line_t tfp_print(struct trace_iterator *iter, int flags,
 				   struct trace_event *event)
@@ -268,61 +244,20 @@ static enum print_line_t tfp_print(struct trace_iterator *iter, int flags,
 	struct trace_event_call *call =
 		container_of(event, struct trace_event_call, event);
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
-	struct trace_seq *s = &iter->seq;
-	struct trace_fprobe *tf;
-	u8 *args;
 
 	if (WARN_ON_ONCE(!tp))
-		return trace_handle_return(s);
-	tf = tp_to_tfp(tp);
-	args = (u8 *)iter->ent + tfp_head_size(tf);
-
-	trace_seq_printf(s, "%s: ", trace_probe_name(tp));
-	if (tfp_print_location(s, tf, iter->ent, flags)) {
-		trace_seq_putc(s, ')');
-		if (!trace_probe_print_args(s, tp->args, tp->nr_args, args,
-					    iter->ent))
-			trace_seq_putc(s, '\n');
-	}
-	return trace_handle_return(s);
+		return trace_handle_return(&iter->seq);
+	return trace_probe_print_hit(iter, flags, tp, tfp_is_exit(tp_to_tfp(tp)));
 }
 
 /* trace_event_fields.define_fields: the record head, then the args. */
 static int tfp_define_fields(struct trace_event_call *call)
 {
-	static const struct {
-		const char	*name;
-		size_t		offset;
-	} fexit_head[] = {
-		{ FIELD_STRING_FUNC, offsetof(struct fexit_trace_entry_head, func) },
-		{ FIELD_STRING_RETIP, offsetof(struct fexit_trace_entry_head, ret_ip) },
-	}, fentry_head[] = {
-		{ FIELD_STRING_IP, offsetof(struct fentry_trace_entry_head, ip) },
-	};
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
-	const typeof(fexit_head[0]) *head;
-	struct trace_fprobe *tf;
-	int i, n, err;
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENOENT;
-	tf = tp_to_tfp(tp);
-	if (tfp_is_exit(tf)) {
-		head = fexit_head;
-		n = ARRAY_SIZE(fexit_head);
-	} else {
-		head = fentry_head;
-		n = ARRAY_SIZE(fentry_head);
-	}
-
-	for (i = 0; i < n; i++) {
-		err = trace_define_field(call, "unsigned long", head[i].name,
-					 head[i].offset, sizeof(unsigned long),
-					 0, FILTER_OTHER);
-		if (err)
-			return err;
-	}
-	return traceprobe_define_arg_fields(call, tfp_head_size(tf), tp);
+	return trace_probe_define_hit_fields(call, tp, tfp_is_exit(tp_to_tfp(tp)));
 }
 
 static struct trace_event_functions tfp_event_funcs = {

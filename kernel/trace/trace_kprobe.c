@@ -899,75 +899,30 @@ NOKPROBE_SYMBOL(kev_save_entry);
 
 /* ---- the trace event ---- */
 
+static bool kev_is_return(struct trace_probe *tp)
+{
+	return container_of(tp, struct kprobe_ev, tp)->is_return;
+}
+
 static enum print_line_t kev_print(struct trace_iterator *iter, int flags,
 				   struct trace_event *event)
 {
 	struct trace_event_call *call =
 		container_of(event, struct trace_event_call, event);
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
-	struct kprobe_ev *kev;
-	struct trace_seq *s = &iter->seq;
-	unsigned long at, from = 0;
-	void *args;
 
 	if (WARN_ON_ONCE(!tp))
-		goto out;
-	kev = container_of(tp, struct kprobe_ev, tp);
-
-	if (kev->is_return) {
-		struct kretprobe_trace_entry_head *r = (void *)iter->ent;
-
-		at = r->ret_ip;
-		from = r->func;
-		args = r + 1;
-	} else {
-		struct kprobe_trace_entry_head *e = (void *)iter->ent;
-
-		at = e->ip;
-		args = e + 1;
-	}
-
-	trace_seq_printf(s, "%s: (", trace_probe_name(tp));
-	if (!seq_print_ip_sym(s, at, flags | TRACE_ITER_SYM_OFFSET))
-		goto out;
-	if (kev->is_return) {
-		trace_seq_puts(s, " <- ");
-		if (!seq_print_ip_sym(s, from, flags & ~TRACE_ITER_SYM_OFFSET))
-			goto out;
-	}
-	trace_seq_putc(s, ')');
-	if (trace_probe_print_args(s, tp->args, tp->nr_args, args,
-				   iter->ent) < 0)
-		goto out;
-	trace_seq_putc(s, '\n');
-out:
-	return trace_handle_return(s);
+		return trace_handle_return(&iter->seq);
+	return trace_probe_print_hit(iter, flags, tp, kev_is_return(tp));
 }
 
 static int kev_define_fields(struct trace_event_call *event_call)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(event_call);
-	int ret;
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENOENT;
-
-	if (container_of(tp, struct kprobe_ev, tp)->is_return) {
-		struct kretprobe_trace_entry_head field;
-
-		DEFINE_FIELD(unsigned long, func, FIELD_STRING_FUNC, 0);
-		DEFINE_FIELD(unsigned long, ret_ip, FIELD_STRING_RETIP, 0);
-
-		return traceprobe_define_arg_fields(event_call, sizeof(field),
-						    tp);
-	} else {
-		struct kprobe_trace_entry_head field;
-
-		DEFINE_FIELD(unsigned long, ip, FIELD_STRING_IP, 0);
-
-		return traceprobe_define_arg_fields(event_call, sizeof(field),
-						    tp);
-	}
+	return trace_probe_define_hit_fields(event_call, tp, kev_is_return(tp));
 }
 
 static struct trace_event_functions kev_event_funcs = {

@@ -520,6 +520,10 @@ int traceprobe_define_arg_fields(struct trace_event_call *event_call, size_t off
 int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype);
 int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args, int nr_args,
 			   u8 *data, void *field);
+enum print_line_t trace_probe_print_hit(struct trace_iterator *iter, int flags,
+					struct trace_probe *tp, bool is_return);
+int trace_probe_define_hit_fields(struct trace_event_call *call,
+				  struct trace_probe *tp, bool is_return);
 #ifdef CONFIG_PROBE_EVENTS_DUMP_FETCHARG
 void trace_probe_dump_args(struct seq_file *m, struct trace_probe *tp);
 #else

@@ -170,6 +170,94 @@ int traceprobe_define_arg_fields(struct trace_event_call *event_call,
 	return 0;
 }
 
+/*
+ * The records of kprobe and fprobe events start with one of two heads:
+ * the entry head (ip) or the return head (func, ret_ip).  Each front end
+ * has its own struct for them; the layouts are one.
+ */
+static_assert(sizeof(struct fentry_trace_entry_head) ==
+	      sizeof(struct kprobe_trace_entry_head));
+static_assert(offsetof(struct fentry_trace_entry_head, ip) ==
+	      offsetof(struct kprobe_trace_entry_head, ip));
+static_assert(sizeof(struct fexit_trace_entry_head) ==
+	      sizeof(struct kretprobe_trace_entry_head));
+static_assert(offsetof(struct fexit_trace_entry_head, func) ==
+	      offsetof(struct kretprobe_trace_entry_head, func));
+static_assert(offsetof(struct fexit_trace_entry_head, ret_ip) ==
+	      offsetof(struct kretprobe_trace_entry_head, ret_ip));
+
+/**
+ * trace_probe_print_hit - print a record of a kprobe or fprobe event
+ * @iter: the trace iterator, at the record
+ * @flags: the trace_event_functions.trace flags
+ * @tp: the event's primary probe
+ * @is_return: the record has the return head, not the entry head
+ *
+ * Prints "NAME: (IP) ARGS" or "NAME: (RET_IP <- FUNC) ARGS".
+ * Context: reading the trace, trace_event_sem held.
+ * Return: as a trace_event_functions.trace callback does.
+ */
+enum print_line_t trace_probe_print_hit(struct trace_iterator *iter, int flags,
+					struct trace_probe *tp, bool is_return)
+{
+	struct kretprobe_trace_entry_head *r = (void *)iter->ent;
+	struct kprobe_trace_entry_head *e = (void *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	u8 *args;
+
+	trace_seq_printf(s, "%s: (", trace_probe_name(tp));
+	if (is_return) {
+		args = (u8 *)(r + 1);
+		if (!seq_print_ip_sym(s, r->ret_ip, flags | TRACE_ITER_SYM_OFFSET))
+			goto out;
+		trace_seq_puts(s, " <- ");
+		if (!seq_print_ip_sym(s, r->func, flags & ~TRACE_ITER_SYM_OFFSET))
+			goto out;
+	} else {
+		args = (u8 *)(e + 1);
+		if (!seq_print_ip_sym(s, e->ip, flags | TRACE_ITER_SYM_OFFSET))
+			goto out;
+	}
+	trace_seq_putc(s, ')');
+	if (!trace_probe_print_args(s, tp->args, tp->nr_args, args, iter->ent))
+		trace_seq_putc(s, '\n');
+out:
+	return trace_handle_return(s);
+}
+
+/**
+ * trace_probe_define_hit_fields - the fields of a kprobe or fprobe event
+ * @call: the event
+ * @tp: its primary probe
+ * @is_return: its records have the return head, not the entry head
+ *
+ * The head's fields (ip; or func and ret_ip), then the arguments'.
+ * Context: event_mutex held.
+ * Return: 0 or a negative error.
+ */
+int trace_probe_define_hit_fields(struct trace_event_call *call,
+				  struct trace_probe *tp, bool is_return)
+{
+	int ret;
+
+	if (!is_return) {
+		ret = trace_define_field(call, "unsigned long", FIELD_STRING_IP,
+					 offsetof(struct kprobe_trace_entry_head, ip),
+					 sizeof(unsigned long), 0, FILTER_OTHER);
+		return ret ?: traceprobe_define_arg_fields(call,
+				sizeof(struct kprobe_trace_entry_head), tp);
+	}
+	ret = trace_define_field(call, "unsigned long", FIELD_STRING_FUNC,
+				 offsetof(struct kretprobe_trace_entry_head, func),
+				 sizeof(unsigned long), 0, FILTER_OTHER);
+	if (!ret)
+		ret = trace_define_field(call, "unsigned long", FIELD_STRING_RETIP,
+					 offsetof(struct kretprobe_trace_entry_head, ret_ip),
+					 sizeof(unsigned long), 0, FILTER_OTHER);
+	return ret ?: traceprobe_define_arg_fields(call,
+			sizeof(struct kretprobe_trace_entry_head), tp);
+}
+
 /* ------------------------------------------------------------------ */
 /* Probes and their events                                            */
 
