@@ -1064,7 +1064,7 @@ static int tfp_parse(int argc, const char *argv[])
 	const char *colon;
 	char *dentry_buf = NULL;
 	unsigned long epoch = 0;
-	int i, nargs, err;
+	int nargs, err;
 
 	if (argc < 2 || (argv[0][0] != 'f' && argv[0][0] != 't'))
 		return -ECANCELED;
@@ -1149,16 +1149,9 @@ static int tfp_parse(int argc, const char *argv[])
 	tf->tpoint = tpoint;
 	tf->tpmod = tpmod;
 
-	for (i = 0; i < nargs; i++) {
-		trace_probe_log_set_index(i + 2);
-		ctx.offset = 0;
-		err = traceprobe_parse_probe_arg(&tf->tp, i, argv[i], &ctx);
-		if (err)
-			goto out;
-	}
-
-	err = traceprobe_set_print_fmt(&tf->tp, cmd->kind == TFP_FEXIT ?
-				       PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+	err = traceprobe_parse_args(&tf->tp, nargs, argv, &ctx,
+				    cmd->kind == TFP_FEXIT ? PROBE_PRINT_RETURN :
+							     PROBE_PRINT_NORMAL);
 	if (err)
 		goto out;
 

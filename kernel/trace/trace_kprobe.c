@@ -315,6 +315,7 @@ static bool kev_on_notrace(struct kprobe_ev *kev)
 
 static int kev_hit_entry(struct kprobe *kp, struct pt_regs *regs);
 static int kev_hit_return(struct kretprobe_instance *ri, struct pt_regs *regs);
+static int kev_save_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
 
 void kev_free(struct kprobe_ev *kev)
 {
@@ -573,6 +574,12 @@ int kev_install(struct kprobe_ev *kev)
 	struct trace_probe *tp = &kev->tp;
 	struct kprobe_ev *old;
 	int ret;
+
+	/* A return probe that uses entry values saves them at the entry. */
+	if (kev->is_return && tp->entry_arg) {
+		kev->krp.entry_handler = kev_save_entry;
+		kev->krp.data_size = traceprobe_get_entry_data_size(tp);
+	}
 
 	guard(mutex)(&event_mutex);
 
@@ -884,7 +891,7 @@ NOKPROBE_SYMBOL(kev_hit_return);
  * values ($argN etc.): save them in the instance for kev_hit_return().
  * Context: kprobe handler (see top of file).
  */
-int kev_save_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int kev_save_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct kretprobe *rp = get_kretprobe(ri);
 	struct trace_probe *tp;

@@ -150,7 +150,7 @@ int kev_create_argv(int argc, const char *argv[])
 	char abuf[MAX_BTF_ARGS_LEN];
 	const char **xargv = NULL;
 	char *dbuf = NULL;
-	int i, xargc, ret;
+	int xargc, ret;
 
 	if ((argv[0][0] != 'p' && argv[0][0] != 'r') || argc < 2)
 		return -ECANCELED;	/* not ours */
@@ -209,22 +209,9 @@ int kev_create_argv(int argc, const char *argv[])
 		goto out;
 	}
 
-	for (i = 0; i < argc; i++) {
-		trace_probe_log_set_index(i + 2);
-		ctx.offset = 0;
-		ret = traceprobe_parse_probe_arg(&kev->tp, i, argv[i], &ctx);
-		if (ret)
-			goto out;
-	}
-	/* a return probe using entry values saves them at the entry */
-	if (kev->is_return && kev->tp.entry_arg) {
-		kev->krp.entry_handler = kev_save_entry;
-		kev->krp.data_size = traceprobe_get_entry_data_size(&kev->tp);
-	}
-
-	ret = traceprobe_set_print_fmt(&kev->tp, kev->is_return ?
-				       PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
-	if (ret < 0)
+	ret = traceprobe_parse_args(&kev->tp, argc, argv, &ctx, kev->is_return ?
+				    PROBE_PRINT_RETURN : PROBE_PRINT_NORMAL);
+	if (ret)
 		goto out;
 
 	ret = kev_install(kev);

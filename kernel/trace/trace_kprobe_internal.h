@@ -74,7 +74,6 @@ int kev_event_enable(struct trace_event_call *call,
 int kev_event_disable(struct trace_event_call *call,
 		      struct trace_event_file *file);
 int kev_reg(struct trace_event_call *call, enum trace_reg type, void *data);
-int kev_save_entry(struct kretprobe_instance *ri, struct pt_regs *regs);
 
 /* trace_kprobe_cmd.c */
 int kev_create_argv(int argc, const char *argv[]);

@@ -1443,6 +1443,36 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 }
 
 /**
+ * traceprobe_parse_args - parse every argument of a probe, then its format
+ * @tp: the probe, allocated for @argc arguments
+ * @argc: number of arguments
+ * @argv: the arguments: the command's words from the third on
+ * @ctx: parse context of the probe
+ * @ptype: how its records begin (PROBE_PRINT_NORMAL or _RETURN)
+ *
+ * The tail that kprobe and fprobe event commands share: each argument
+ * parsed with error_log pointing at its word, then the print fmt.
+ * Context: dyn_event_ops_mutex held, may sleep.
+ * Return: 0 or a negative error (logged where it is the user's).
+ */
+int traceprobe_parse_args(struct trace_probe *tp, int argc, const char *argv[],
+			  struct traceprobe_parse_context *ctx,
+			  enum probe_print_type ptype)
+{
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		trace_probe_log_set_index(i + 2);
+		ctx->offset = 0;
+		ret = traceprobe_parse_probe_arg(tp, i, argv[i], ctx);
+		if (ret)
+			return ret;
+	}
+	ret = traceprobe_set_print_fmt(tp, ptype);
+	return ret < 0 ? ret : 0;
+}
+
+/**
  * traceprobe_free_probe_arg - free what a parsed argument owns
  * @arg: the argument (the struct itself is not freed)
  */

@@ -518,6 +518,9 @@ enum probe_print_type {
 int traceprobe_define_arg_fields(struct trace_event_call *event_call, size_t offset,
 				 struct trace_probe *tp);
 int traceprobe_set_print_fmt(struct trace_probe *tp, enum probe_print_type ptype);
+int traceprobe_parse_args(struct trace_probe *tp, int argc, const char *argv[],
+			  struct traceprobe_parse_context *ctx,
+			  enum probe_print_type ptype);
 int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args, int nr_args,
 			   u8 *data, void *field);
 enum print_line_t trace_probe_print_hit(struct trace_iterator *iter, int flags,
