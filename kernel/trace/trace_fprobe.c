@@ -176,7 +176,7 @@ static inline bool tfp_is_tprobe(const struct trace_fprobe *tf)
  * A hit of @tf to record: at the entry (@ret_ip 0, no @edata) or at the
  * exit of the function, with the values the entry saved.  The records
  * are laid out as those of kprobe events, which trace_probe_record()
- * writes.
+ * writes (the engine asserts that the heads agree, trace_probe_event.c).
  */
 static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
 				       unsigned long entry_ip,
@@ -192,16 +192,6 @@ static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
 		.is_return	= tfp_is_exit(tf),
 	};
 
-	BUILD_BUG_ON(sizeof(struct fentry_trace_entry_head) !=
-		     sizeof(struct kprobe_trace_entry_head));
-	BUILD_BUG_ON(offsetof(struct fentry_trace_entry_head, ip) !=
-		     offsetof(struct kprobe_trace_entry_head, ip));
-	BUILD_BUG_ON(sizeof(struct fexit_trace_entry_head) !=
-		     sizeof(struct kretprobe_trace_entry_head));
-	BUILD_BUG_ON(offsetof(struct fexit_trace_entry_head, func) !=
-		     offsetof(struct kretprobe_trace_entry_head, func));
-	BUILD_BUG_ON(offsetof(struct fexit_trace_entry_head, ret_ip) !=
-		     offsetof(struct kretprobe_trace_entry_head, ret_ip));
 	trace_probe_record(&tf->tp, &hit, false);
 }
 
