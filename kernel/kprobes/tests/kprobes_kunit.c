@@ -352,9 +352,8 @@ static void refusals_have_their_errno(struct kunit *test)
 /*
  * An offset inside the landing pad at a function's start (ENDBR with
  * IBT, BTI on arm64) names no instruction: refused with -EILSEQ, by
- * symbol and by address alike, where Linux 6.12's IBT code used to move
- * it silently past the pad.  Offset 0 and the pad's size both mean the
- * entry; a kretprobe inside the pad is not at the entry (-EINVAL).
+ * symbol and by address alike.  Offset 0 and the pad's size both mean
+ * the entry; a kretprobe inside the pad is not at the entry (-EINVAL).
  */
 static void landing_pad_offsets_are_eilseq(struct kunit *test)
 {
