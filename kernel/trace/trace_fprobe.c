@@ -9,9 +9,11 @@
  *   t[:[GRP/][EVENT]] TRACEPOINT [FETCHARGS]          tracepoint
  *   -:[GRP/]EVENT                                     delete
  *
- * Every command becomes one struct trace_fprobe, the "probe".  A probe
+ * Every command becomes one struct fprobe_ev, the "probe".  A probe
  * owns one struct fprobe; several probes with the same GRP/EVENT share
  * one trace event (siblings, see trace_probe_append()).
+ *
+ * fev_: an fprobe or tprobe event (struct fprobe_ev).
  *
  * A function probe hands SYM (an ftrace filter string) to register_fprobe().
  *
@@ -52,7 +54,7 @@
  * so creation must look tracepoints up (which takes the tracepoint module
  * list mutex) before taking event_mutex, never under it.
  *
- * The hit path (tfp_on_entry(), tfp_on_exit()) runs in the fprobe's
+ * The hit path (fev_on_entry(), fev_on_exit()) runs in the fprobe's
  * context: any context ftrace traces, including NMI, with preemption
  * disabled on entry; it takes no locks and reads the list of trace files
  * under RCU.
@@ -79,19 +81,19 @@
 
 #define FPROBE_DEFAULT_GROUP	"fprobes"
 #define TPROBE_DEFAULT_GROUP	"tracepoints"
-#define TFP_SUBSYSTEM		"trace_fprobe"
+#define FEV_SUBSYSTEM		"trace_fprobe"
 
 /* Upper bound of the MAXACT prefix of an exit probe. */
-#define TFP_MAXACTIVE_LIMIT	4096
+#define FEV_MAXACTIVE_LIMIT	4096
 
-enum tfp_kind {
-	TFP_FENTRY,		/* f SYM */
-	TFP_FEXIT,		/* f SYM%return */
-	TFP_TPOINT,		/* t TRACEPOINT */
+enum fev_kind {
+	FEV_FENTRY,		/* f SYM */
+	FEV_FEXIT,		/* f SYM%return */
+	FEV_TPOINT,		/* t TRACEPOINT */
 };
 
 /**
- * struct trace_fprobe - one fprobe/tprobe command
+ * struct fprobe_ev - one fprobe/tprobe command
  * @devent:	link on the dynamic event list
  * @fp:		the fprobe; reinitialised before each registration
  * @symbol:	function filter (fprobe) or tracepoint name (tprobe)
@@ -104,11 +106,11 @@ enum tfp_kind {
  *
  * @registered, @tpoint and @tpmod change only under event_mutex.
  */
-struct trace_fprobe {
+struct fprobe_ev {
 	struct dyn_event	devent;
 	struct fprobe		fp;
 	char			*symbol;
-	enum tfp_kind		kind;
+	enum fev_kind		kind;
 	int			maxactive;
 	bool			registered;
 	struct tracepoint	*tpoint;
@@ -121,51 +123,51 @@ struct trace_fprobe {
  * that a creation that looked a tracepoint up without event_mutex can tell
  * whether it raced with a module load.
  */
-static unsigned long tfp_module_epoch;
+static unsigned long fev_module_epoch;
 
 /* Our type on the dynamic event list; defined at the end. */
-static struct dyn_event_operations tfp_dyn_ops;
+static struct dyn_event_operations fev_dyn_ops;
 
-static inline bool is_tfp(struct dyn_event *ev)
+static inline bool is_fev(struct dyn_event *ev)
 {
-	return ev->ops == &tfp_dyn_ops;
+	return ev->ops == &fev_dyn_ops;
 }
 
-static inline struct trace_fprobe *dyn_to_tfp(struct dyn_event *ev)
+static inline struct fprobe_ev *dyn_to_fev(struct dyn_event *ev)
 {
-	return container_of(ev, struct trace_fprobe, devent);
+	return container_of(ev, struct fprobe_ev, devent);
 }
 
-static inline struct trace_fprobe *tp_to_tfp(struct trace_probe *tp)
+static inline struct fprobe_ev *fev_of_tp(struct trace_probe *tp)
 {
-	return container_of(tp, struct trace_fprobe, tp);
+	return container_of(tp, struct fprobe_ev, tp);
 }
 
 /*
  * The next fprobe/tprobe on the dynamic event list after @ev (NULL: from
  * the start), or NULL.  Caller holds event_mutex.
  */
-static struct trace_fprobe *tfp_next(struct trace_fprobe *tf)
+static struct fprobe_ev *fev_next(struct fprobe_ev *tf)
 {
 	struct list_head *pos = tf ? &tf->devent.list : &dyn_event_list;
 
 	for (pos = pos->next; pos != &dyn_event_list; pos = pos->next) {
 		struct dyn_event *ev = list_entry(pos, struct dyn_event, list);
 
-		if (is_tfp(ev))
-			return dyn_to_tfp(ev);
+		if (is_fev(ev))
+			return dyn_to_fev(ev);
 	}
 	return NULL;
 }
 
-static inline bool tfp_is_exit(const struct trace_fprobe *tf)
+static inline bool fev_is_exit(const struct fprobe_ev *tf)
 {
-	return tf->kind == TFP_FEXIT;
+	return tf->kind == FEV_FEXIT;
 }
 
-static inline bool tfp_is_tprobe(const struct trace_fprobe *tf)
+static inline bool fev_is_tprobe(const struct fprobe_ev *tf)
 {
-	return tf->kind == TFP_TPOINT;
+	return tf->kind == FEV_TPOINT;
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,7 +180,7 @@ static inline bool tfp_is_tprobe(const struct trace_fprobe *tf)
  * are laid out as those of kprobe events, which trace_probe_record()
  * writes (the engine asserts that the heads agree, trace_probe_event.c).
  */
-static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
+static nokprobe_inline void fev_hit_at(struct fprobe_ev *tf,
 				       unsigned long entry_ip,
 				       unsigned long ret_ip,
 				       struct pt_regs *regs, void *edata)
@@ -189,7 +191,7 @@ static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
 		.func		= entry_ip,
 		.ret_ip		= ret_ip,
 		.dsize		= -1,
-		.is_return	= tfp_is_exit(tf),
+		.is_return	= fev_is_exit(tf),
 	};
 
 	trace_probe_record(&tf->tp, &hit, false);
@@ -199,36 +201,36 @@ static nokprobe_inline void tfp_hit_at(struct trace_fprobe *tf,
  * fprobe entry handler.  An entry or tracepoint probe records here; an exit
  * probe only saves the entry values its $argN need and lets the exit run.
  */
-static int tfp_on_entry(struct fprobe *fp, unsigned long entry_ip,
+static int fev_on_entry(struct fprobe *fp, unsigned long entry_ip,
 			unsigned long ret_ip, struct pt_regs *regs,
 			void *entry_data)
 {
-	struct trace_fprobe *tf = container_of(fp, struct trace_fprobe, fp);
+	struct fprobe_ev *tf = container_of(fp, struct fprobe_ev, fp);
 
-	if (tfp_is_exit(tf))
+	if (fev_is_exit(tf))
 		store_trace_entry_data(entry_data, &tf->tp, regs);
 	else
-		tfp_hit_at(tf, entry_ip, 0, regs, NULL);
+		fev_hit_at(tf, entry_ip, 0, regs, NULL);
 	return 0;
 }
-NOKPROBE_SYMBOL(tfp_on_entry);
+NOKPROBE_SYMBOL(fev_on_entry);
 
 /* fprobe exit handler of an exit probe. */
-static void tfp_on_exit(struct fprobe *fp, unsigned long entry_ip,
+static void fev_on_exit(struct fprobe *fp, unsigned long entry_ip,
 			unsigned long ret_ip, struct pt_regs *regs,
 			void *entry_data)
 {
-	tfp_hit_at(container_of(fp, struct trace_fprobe, fp), entry_ip, ret_ip,
+	fev_hit_at(container_of(fp, struct fprobe_ev, fp), entry_ip, ret_ip,
 		   regs, entry_data);
 }
-NOKPROBE_SYMBOL(tfp_on_exit);
+NOKPROBE_SYMBOL(fev_on_exit);
 
 /* ------------------------------------------------------------------ */
 /* Event output and format                                             */
 /* ------------------------------------------------------------------ */
 
 /* trace_event_functions.trace: one line of the "trace" file. */
-static enum print_line_t tfp_print(struct trace_iterator *iter, int flags,
+static enum print_line_t fev_print(struct trace_iterator *iter, int flags,
 				   struct trace_event *event)
 {
 	struct trace_event_call *call =
@@ -237,25 +239,25 @@ static enum print_line_t tfp_print(struct trace_iterator *iter, int flags,
 
 	if (WARN_ON_ONCE(!tp))
 		return trace_handle_return(&iter->seq);
-	return trace_probe_print_hit(iter, flags, tp, tfp_is_exit(tp_to_tfp(tp)));
+	return trace_probe_print_hit(iter, flags, tp, fev_is_exit(fev_of_tp(tp)));
 }
 
 /* trace_event_fields.define_fields: the record head, then the args. */
-static int tfp_define_fields(struct trace_event_call *call)
+static int fev_define_fields(struct trace_event_call *call)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
 
 	if (WARN_ON_ONCE(!tp))
 		return -ENOENT;
-	return trace_probe_define_hit_fields(call, tp, tfp_is_exit(tp_to_tfp(tp)));
+	return trace_probe_define_hit_fields(call, tp, fev_is_exit(fev_of_tp(tp)));
 }
 
-static struct trace_event_functions tfp_event_funcs = {
-	.trace	= tfp_print,
+static struct trace_event_functions fev_event_funcs = {
+	.trace	= fev_print,
 };
 
-static struct trace_event_fields tfp_fields_array[] = {
-	{ .type = TRACE_FUNCTION_TYPE, .define_fields = tfp_define_fields },
+static struct trace_event_fields fev_fields_array[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = fev_define_fields },
 	{}
 };
 
@@ -264,20 +266,20 @@ static struct trace_event_fields tfp_fields_array[] = {
 /* ------------------------------------------------------------------ */
 
 /* (Re)initialise @tf->fp for a registration; it must not be registered. */
-static void tfp_setup_fprobe(struct trace_fprobe *tf)
+static void fev_setup_fprobe(struct fprobe_ev *tf)
 {
 	memset(&tf->fp, 0, sizeof(tf->fp));
 
-	if (tfp_is_exit(tf)) {
-		tf->fp.exit_handler = tfp_on_exit;
+	if (fev_is_exit(tf)) {
+		tf->fp.exit_handler = fev_on_exit;
 		tf->fp.nr_maxactive = tf->maxactive;
 		if (tf->tp.entry_arg) {
-			tf->fp.entry_handler = tfp_on_entry;
+			tf->fp.entry_handler = fev_on_entry;
 			tf->fp.entry_data_size =
 				traceprobe_get_entry_data_size(&tf->tp);
 		}
 	} else {
-		tf->fp.entry_handler = tfp_on_entry;
+		tf->fp.entry_handler = fev_on_entry;
 	}
 }
 
@@ -285,12 +287,12 @@ static void tfp_setup_fprobe(struct trace_fprobe *tf)
  * Is the stub of @tpoint connected for another registered probe than
  * @self?  Caller holds event_mutex.
  */
-static bool tfp_stub_shared(struct tracepoint *tpoint,
-			    struct trace_fprobe *self)
+static bool fev_stub_shared(struct tracepoint *tpoint,
+			    struct fprobe_ev *self)
 {
-	struct trace_fprobe *tf;
+	struct fprobe_ev *tf;
 
-	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
+	for (tf = fev_next(NULL); tf; tf = fev_next(tf)) {
 		if (tf != self && tf->registered && tf->tpoint == tpoint)
 			return true;
 	}
@@ -298,7 +300,7 @@ static bool tfp_stub_shared(struct tracepoint *tpoint,
 }
 
 /* Is @sym an ftrace filter pattern rather than one symbol name? */
-static bool tfp_is_pattern(const char *sym)
+static bool fev_is_pattern(const char *sym)
 {
 	return !!strpbrk(sym, "*?[!");
 }
@@ -307,7 +309,7 @@ static bool tfp_is_pattern(const char *sym)
  * Resolve @SYM arguments; done again at each registration of the fprobe
  * (module symbols).
  */
-static int tfp_resolve_args(struct trace_fprobe *tf)
+static int fev_resolve_args(struct fprobe_ev *tf)
 {
 	int i, err;
 
@@ -320,13 +322,13 @@ static int tfp_resolve_args(struct trace_fprobe *tf)
 }
 
 /**
- * tfp_register_fprobe - register the fprobe of a probe
+ * fev_register_fprobe - register the fprobe of a probe
  * @tf: an unregistered probe; a tprobe must be bound (->tpoint set)
  *
  * Context: process, event_mutex held.
  * Return: 0 or a negative errno from the registration.
  */
-static int tfp_register_fprobe(struct trace_fprobe *tf)
+static int fev_register_fprobe(struct fprobe_ev *tf)
 {
 	struct tracepoint *tpoint = tf->tpoint;
 	unsigned long stub;
@@ -342,15 +344,15 @@ static int tfp_register_fprobe(struct trace_fprobe *tf)
 	if (err)
 		return err;
 
-	err = tfp_resolve_args(tf);
+	err = fev_resolve_args(tf);
 	if (err)
 		return err;
 
-	tfp_setup_fprobe(tf);
+	fev_setup_fprobe(tf);
 
-	if (!tfp_is_tprobe(tf)) {
+	if (!fev_is_tprobe(tf)) {
 		/* A plain name must exist; a pattern is ftrace's business. */
-		if (!tfp_is_pattern(tf->symbol) &&
+		if (!fev_is_pattern(tf->symbol) &&
 		    !kallsyms_lookup_name(tf->symbol))
 			return -ENOENT;
 		err = register_fprobe(&tf->fp, tf->symbol, NULL);
@@ -362,7 +364,7 @@ static int tfp_register_fprobe(struct trace_fprobe *tf)
 	if (WARN_ON_ONCE(!tpoint))
 		return -ENOENT;
 
-	shared = tfp_stub_shared(tpoint, tf);
+	shared = fev_stub_shared(tpoint, tf);
 	if (!shared) {
 		err = tracepoint_probe_register_prio_may_exist(tpoint,
 							       tpoint->probestub,
@@ -384,7 +386,7 @@ static int tfp_register_fprobe(struct trace_fprobe *tf)
 }
 
 /**
- * tfp_unregister_fprobe - unregister the fprobe of a probe, if it is registered
+ * fev_unregister_fprobe - unregister the fprobe of a probe, if it is registered
  * @tf: the probe
  *
  * For a tprobe, the tracepoint stub is disconnected too when no other
@@ -392,7 +394,7 @@ static int tfp_register_fprobe(struct trace_fprobe *tf)
  *
  * Context: process, event_mutex held.
  */
-static void tfp_unregister_fprobe(struct trace_fprobe *tf)
+static void fev_unregister_fprobe(struct fprobe_ev *tf)
 {
 	struct tracepoint *tpoint = tf->tpoint;
 
@@ -404,35 +406,35 @@ static void tfp_unregister_fprobe(struct trace_fprobe *tf)
 	unregister_fprobe(&tf->fp);
 	tf->registered = false;
 
-	if (tfp_is_tprobe(tf) && tpoint && !tfp_stub_shared(tpoint, tf))
+	if (fev_is_tprobe(tf) && tpoint && !fev_stub_shared(tpoint, tf))
 		tracepoint_probe_unregister(tpoint, tpoint->probestub, NULL);
 }
 
 /* kallsyms walker: does a traceable function match the glob @data? */
-static int tfp_glob_hit(void *data, const char *name, unsigned long addr)
+static int fev_glob_hit(void *data, const char *name, unsigned long addr)
 {
 	return glob_match(data, name) && ftrace_location(addr);
 }
 
 /**
- * tfp_check_target - can the fprobe of the function probe @tf be registered?
+ * fev_check_target - can the fprobe of the function probe @tf be registered?
  * @tf: a function probe whose fprobe is not registered
  *
- * What tfp_register_fprobe() would find, without registering anything: a
+ * What fev_register_fprobe() would find, without registering anything: a
  * plain name must name a function, traceable; a pattern must match one.
  *
  * Context: process.
  * Return: 0, -ENOENT for a name that no symbol has, or -EINVAL when
  * nothing traceable matches.
  */
-static int tfp_check_target(struct trace_fprobe *tf)
+static int fev_check_target(struct fprobe_ev *tf)
 {
 	const char *sym = tf->symbol;
 	unsigned long addr;
 
-	if (tfp_is_pattern(sym)) {
-		if (kallsyms_on_each_symbol(tfp_glob_hit, (void *)sym) ||
-		    module_kallsyms_on_each_symbol(NULL, tfp_glob_hit,
+	if (fev_is_pattern(sym)) {
+		if (kallsyms_on_each_symbol(fev_glob_hit, (void *)sym) ||
+		    module_kallsyms_on_each_symbol(NULL, fev_glob_hit,
 						   (void *)sym))
 			return 0;
 		return -EINVAL;
@@ -447,12 +449,12 @@ static int tfp_check_target(struct trace_fprobe *tf)
  * Unregister the fprobe of every probe of an event: it is no longer enabled
  * anywhere.
  */
-static void tfp_event_unregister_fprobes(struct trace_probe *tp)
+static void fev_event_unregister_fprobes(struct trace_probe *tp)
 {
 	struct trace_probe *pos;
 
 	list_for_each_entry(pos, trace_probe_probe_list(tp), list)
-		tfp_unregister_fprobe(tp_to_tfp(pos));
+		fev_unregister_fprobe(fev_of_tp(pos));
 }
 
 /*
@@ -461,17 +463,17 @@ static void tfp_event_unregister_fprobes(struct trace_probe *tp)
  * the enabling and unregisters the event's fprobes if nothing else has it
  * enabled.
  */
-static int tfp_event_register_fprobes(struct trace_probe *tp)
+static int fev_event_register_fprobes(struct trace_probe *tp)
 {
 	struct trace_probe *pos;
 	int err;
 
 	list_for_each_entry(pos, trace_probe_probe_list(tp), list) {
-		struct trace_fprobe *tf = tp_to_tfp(pos);
+		struct fprobe_ev *tf = fev_of_tp(pos);
 
-		if (tf->registered || (tfp_is_tprobe(tf) && !tf->tpoint))
+		if (tf->registered || (fev_is_tprobe(tf) && !tf->tpoint))
 			continue;
-		err = tfp_register_fprobe(tf);
+		err = fev_register_fprobe(tf);
 		if (err)
 			return err;
 	}
@@ -483,7 +485,7 @@ static int tfp_event_register_fprobes(struct trace_probe *tp)
  * (@data is its trace_event_file) or for perf.
  * Context: event_mutex held (by the event or perf core).
  */
-static int tfp_event_reg(struct trace_event_call *call, enum trace_reg type,
+static int fev_event_reg(struct trace_event_call *call, enum trace_reg type,
 			 void *data)
 {
 	struct trace_probe *tp = trace_probe_primary_from_call(call);
@@ -498,32 +500,32 @@ static int tfp_event_reg(struct trace_event_call *call, enum trace_reg type,
 		err = trace_probe_add_file(tp, file);
 		if (err)
 			break;
-		err = tfp_event_register_fprobes(tp);
+		err = fev_event_register_fprobes(tp);
 		if (err) {
 			trace_probe_remove_file(tp, file);
 			if (!trace_probe_is_enabled(tp))
-				tfp_event_unregister_fprobes(tp);
+				fev_event_unregister_fprobes(tp);
 		}
 		break;
 	case TRACE_REG_UNREGISTER:
 		err = trace_probe_remove_file(tp, file);
 		if (!err && !trace_probe_is_enabled(tp))
-			tfp_event_unregister_fprobes(tp);
+			fev_event_unregister_fprobes(tp);
 		break;
 #ifdef CONFIG_PERF_EVENTS
 	case TRACE_REG_PERF_REGISTER:
 		trace_probe_set_flag(tp, TP_FLAG_PROFILE);
-		err = tfp_event_register_fprobes(tp);
+		err = fev_event_register_fprobes(tp);
 		if (err) {
 			trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
 			if (!trace_probe_is_enabled(tp))
-				tfp_event_unregister_fprobes(tp);
+				fev_event_unregister_fprobes(tp);
 		}
 		break;
 	case TRACE_REG_PERF_UNREGISTER:
 		trace_probe_clear_flag(tp, TP_FLAG_PROFILE);
 		if (!trace_probe_is_enabled(tp))
-			tfp_event_unregister_fprobes(tp);
+			fev_event_unregister_fprobes(tp);
 		break;
 	case TRACE_REG_PERF_OPEN:
 	case TRACE_REG_PERF_CLOSE:
@@ -539,26 +541,26 @@ static int tfp_event_reg(struct trace_event_call *call, enum trace_reg type,
 /* Tracepoint lookup and module tracking                               */
 /* ------------------------------------------------------------------ */
 
-struct tfp_tp_query {
+struct fev_tp_query {
 	const char		*name;
 	struct tracepoint	*found;
 	struct module		*mod;
 	bool			pin;	/* take a reference on the module */
 };
 
-static void tfp_match_builtin_tp(struct tracepoint *tpoint, void *priv)
+static void fev_match_builtin_tp(struct tracepoint *tpoint, void *priv)
 {
-	struct tfp_tp_query *q = priv;
+	struct fev_tp_query *q = priv;
 
 	if (!q->found && !strcmp(tpoint->name, q->name))
 		q->found = tpoint;
 }
 
 #ifdef CONFIG_MODULES
-static void tfp_match_module_tp(struct tracepoint *tpoint, struct module *mod,
+static void fev_match_module_tp(struct tracepoint *tpoint, struct module *mod,
 				void *priv)
 {
-	struct tfp_tp_query *q = priv;
+	struct fev_tp_query *q = priv;
 
 	if (q->found || strcmp(tpoint->name, q->name))
 		return;
@@ -576,16 +578,16 @@ static void tfp_match_module_tp(struct tracepoint *tpoint, struct module *mod,
  * module_put() once the probe is bound (or given up).
  * Context: process; must not hold event_mutex (see the top comment).
  */
-static struct tracepoint *tfp_find_tracepoint(const char *name,
+static struct tracepoint *fev_find_tracepoint(const char *name,
 					      struct module **modp)
 {
-	struct tfp_tp_query q = { .name = name, .pin = true };
+	struct fev_tp_query q = { .name = name, .pin = true };
 
 	*modp = NULL;
-	for_each_kernel_tracepoint(tfp_match_builtin_tp, &q);
+	for_each_kernel_tracepoint(fev_match_builtin_tp, &q);
 #ifdef CONFIG_MODULES
 	if (!q.found)
-		for_each_module_tracepoint(tfp_match_module_tp, &q);
+		for_each_module_tracepoint(fev_match_module_tp, &q);
 #endif
 	*modp = q.mod;
 	return q.found;
@@ -593,19 +595,19 @@ static struct tracepoint *tfp_find_tracepoint(const char *name,
 
 #ifdef CONFIG_MODULES
 /* Bind the waiting probes whose tracepoint @mod carries. */
-static void tfp_module_coming(struct module *mod)
+static void fev_module_coming(struct module *mod)
 {
-	struct trace_fprobe *tf;
+	struct fprobe_ev *tf;
 	int err;
 
-	WRITE_ONCE(tfp_module_epoch, tfp_module_epoch + 1);
-	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
-		struct tfp_tp_query q = { .name = tf->symbol };
+	WRITE_ONCE(fev_module_epoch, fev_module_epoch + 1);
+	for (tf = fev_next(NULL); tf; tf = fev_next(tf)) {
+		struct fev_tp_query q = { .name = tf->symbol };
 
-		if (!tfp_is_tprobe(tf) || tf->tpoint)
+		if (!fev_is_tprobe(tf) || tf->tpoint)
 			continue;
 		/* The notifier holds tracepoint_module_list_mutex. */
-		for_each_tracepoint_in_module(mod, tfp_match_module_tp, &q);
+		for_each_tracepoint_in_module(mod, fev_match_module_tp, &q);
 		if (!q.found)
 			continue;
 
@@ -613,7 +615,7 @@ static void tfp_module_coming(struct module *mod)
 		tf->tpmod = mod;
 		if (!trace_probe_is_enabled(&tf->tp))
 			continue;
-		err = tfp_register_fprobe(tf);
+		err = fev_register_fprobe(tf);
 		if (err) {
 			pr_warn("cannot attach %s/%s to %s:%s (%d)\n",
 				trace_probe_group_name(&tf->tp),
@@ -626,14 +628,14 @@ static void tfp_module_coming(struct module *mod)
 }
 
 /* Unbind the probes on tracepoints of @mod: they wait for it again. */
-static void tfp_module_going(struct module *mod)
+static void fev_module_going(struct module *mod)
 {
-	struct trace_fprobe *tf;
+	struct fprobe_ev *tf;
 
-	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
-		if (!tfp_is_tprobe(tf) || !tf->tpoint || tf->tpmod != mod)
+	for (tf = fev_next(NULL); tf; tf = fev_next(tf)) {
+		if (!fev_is_tprobe(tf) || !tf->tpoint || tf->tpmod != mod)
 			continue;
-		tfp_unregister_fprobe(tf);
+		fev_unregister_fprobe(tf);
 		tf->tpoint = NULL;
 		tf->tpmod = NULL;
 	}
@@ -644,23 +646,23 @@ static void tfp_module_going(struct module *mod)
  * held, after a module's tracepoints are listed (COMING) and before they
  * are dropped (GOING).
  */
-static int tfp_tp_module_notify(struct notifier_block *nb, unsigned long val,
+static int fev_tp_module_notify(struct notifier_block *nb, unsigned long val,
 				void *data)
 {
 	struct tp_module *tpm = data;
 
 	mutex_lock(&event_mutex);
 	if (val == MODULE_STATE_COMING)
-		tfp_module_coming(tpm->mod);
+		fev_module_coming(tpm->mod);
 	else if (val == MODULE_STATE_GOING)
-		tfp_module_going(tpm->mod);
+		fev_module_going(tpm->mod);
 	mutex_unlock(&event_mutex);
 
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block tfp_tp_module_nb = {
-	.notifier_call = tfp_tp_module_notify,
+static struct notifier_block fev_tp_module_nb = {
+	.notifier_call = fev_tp_module_notify,
 };
 #endif /* CONFIG_MODULES */
 
@@ -668,7 +670,7 @@ static struct notifier_block tfp_tp_module_nb = {
 /* Probe objects and registration                                      */
 /* ------------------------------------------------------------------ */
 
-static void tfp_free(struct trace_fprobe *tf)
+static void fev_free(struct fprobe_ev *tf)
 {
 	if (!tf)
 		return;
@@ -677,11 +679,11 @@ static void tfp_free(struct trace_fprobe *tf)
 	kfree(tf);
 }
 
-static struct trace_fprobe *tfp_alloc(const char *group, const char *event,
-				      const char *symbol, enum tfp_kind kind,
-				      int maxactive, int nargs)
+static struct fprobe_ev *fev_alloc(const char *group, const char *event,
+				   const char *symbol, enum fev_kind kind,
+				   int maxactive, int nargs)
 {
-	struct trace_fprobe *tf;
+	struct fprobe_ev *tf;
 	int err;
 
 	tf = kzalloc(struct_size(tf, tp.args, nargs), GFP_KERNEL);
@@ -702,16 +704,16 @@ static struct trace_fprobe *tfp_alloc(const char *group, const char *event,
 		kfree(tf);
 		return ERR_PTR(err);
 	}
-	dyn_event_init(&tf->devent, &tfp_dyn_ops);
+	dyn_event_init(&tf->devent, &fev_dyn_ops);
 	return tf;
 }
 
-static struct trace_fprobe *tfp_find_event(const char *group,
-					   const char *event)
+static struct fprobe_ev *fev_find_event(const char *group,
+					const char *event)
 {
-	struct trace_fprobe *tf;
+	struct fprobe_ev *tf;
 
-	for (tf = tfp_next(NULL); tf; tf = tfp_next(tf)) {
+	for (tf = fev_next(NULL); tf; tf = fev_next(tf)) {
 		if (!strcmp(trace_probe_group_name(&tf->tp), group) &&
 		    !strcmp(trace_probe_name(&tf->tp), event))
 			return tf;
@@ -720,13 +722,13 @@ static struct trace_fprobe *tfp_find_event(const char *group,
 }
 
 /* Does a probe of @event already do exactly what @tf would? */
-static bool tfp_duplicates(struct trace_fprobe *event, struct trace_fprobe *tf)
+static bool fev_duplicates(struct fprobe_ev *event, struct fprobe_ev *tf)
 {
 	struct trace_probe *pos;
 	int i;
 
 	list_for_each_entry(pos, trace_probe_probe_list(&event->tp), list) {
-		struct trace_fprobe *old = tp_to_tfp(pos);
+		struct fprobe_ev *old = fev_of_tp(pos);
 
 		if (strcmp(old->symbol, tf->symbol))
 			continue;
@@ -744,7 +746,7 @@ static bool tfp_duplicates(struct trace_fprobe *event, struct trace_fprobe *tf)
  * Why can @tf not be one more probe of the event of @to?  Returns the
  * TP_ERR_* code, with the command word it is about in *@word, or -1.
  */
-static int tfp_join_conflict(struct trace_fprobe *tf, struct trace_fprobe *to,
+static int fev_join_conflict(struct fprobe_ev *tf, struct fprobe_ev *to,
 			     int *word)
 {
 	int n;
@@ -759,31 +761,31 @@ static int tfp_join_conflict(struct trace_fprobe *tf, struct trace_fprobe *to,
 		*word = n + 1;
 		return TP_ERR_DIFF_ARG_TYPE;
 	}
-	return tfp_duplicates(to, tf) ? TP_ERR_SAME_PROBE : -1;
+	return fev_duplicates(to, tf) ? TP_ERR_SAME_PROBE : -1;
 }
 
 /*
  * Check a new probe as registering its fprobe would, without registering
  * it: its @SYM arguments, and a function probe's target.
  */
-static int tfp_check_new(struct trace_fprobe *tf)
+static int fev_check_new(struct fprobe_ev *tf)
 {
 	int err;
 
 	err = security_locked_down(LOCKDOWN_KPROBES);
 	if (!err)
-		err = tfp_resolve_args(tf);
-	if (!err && !tfp_is_tprobe(tf))
-		err = tfp_check_target(tf);
+		err = fev_resolve_args(tf);
+	if (!err && !fev_is_tprobe(tf))
+		err = fev_check_target(tf);
 	return err;
 }
 
 /* Add @tf as one more probe of the existing event of @to. */
-static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
+static int fev_join_event(struct fprobe_ev *tf, struct fprobe_ev *to)
 {
 	int conflict, word, err;
 
-	conflict = tfp_join_conflict(tf, to, &word);
+	conflict = fev_join_conflict(tf, to, &word);
 	if (conflict >= 0) {
 		trace_probe_log_set_index(word);
 		__trace_probe_log_err(0, conflict);
@@ -791,7 +793,7 @@ static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
 	}
 
 	/* Checked before it joins: nothing to undo if it is refused. */
-	err = tfp_check_new(tf);
+	err = fev_check_new(tf);
 	if (err)
 		return err;
 	err = trace_probe_append(&tf->tp, &to->tp);
@@ -800,8 +802,8 @@ static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
 
 	/* A new probe of an enabled event records at once. */
 	if (trace_probe_is_enabled(&tf->tp) &&
-	    (!tfp_is_tprobe(tf) || tf->tpoint)) {
-		err = tfp_register_fprobe(tf);
+	    (!fev_is_tprobe(tf) || tf->tpoint)) {
+		err = fev_register_fprobe(tf);
 		if (err) {
 			trace_probe_unlink(&tf->tp);
 			return err;
@@ -811,25 +813,25 @@ static int tfp_join_event(struct trace_fprobe *tf, struct trace_fprobe *to)
 	return 0;
 }
 
-static void tfp_init_event_call(struct trace_fprobe *tf)
+static void fev_init_event_call(struct fprobe_ev *tf)
 {
 	struct trace_event_call *call = trace_probe_event_call(&tf->tp);
 
-	call->event.funcs = &tfp_event_funcs;
-	call->class->fields_array = tfp_fields_array;
+	call->event.funcs = &fev_event_funcs;
+	call->class->fields_array = fev_fields_array;
 	call->flags = TRACE_EVENT_FL_FPROBE;
-	call->class->reg = tfp_event_reg;
+	call->class->reg = fev_event_reg;
 }
 
 /*
  * Create the trace event of @tf, not enabled, so its fprobe is not
  * registered.
  */
-static int tfp_new_event(struct trace_fprobe *tf)
+static int fev_new_event(struct fprobe_ev *tf)
 {
 	int err;
 
-	tfp_init_event_call(tf);
+	fev_init_event_call(tf);
 	err = trace_probe_register_event_call(&tf->tp);
 	if (err) {
 		if (err == -EEXIST) {
@@ -843,7 +845,7 @@ static int tfp_new_event(struct trace_fprobe *tf)
 		return err;
 	}
 
-	err = tfp_check_new(tf);
+	err = fev_check_new(tf);
 	if (err) {
 		trace_probe_unregister_event_call(&tf->tp);
 		return err;
@@ -854,13 +856,13 @@ static int tfp_new_event(struct trace_fprobe *tf)
 
 /*
  * Register a parsed probe: join the event of the same name or make a new
- * one.  @epoch is tfp_module_epoch sampled before the tracepoint lookup;
+ * one.  @epoch is fev_module_epoch sampled before the tracepoint lookup;
  * *@modp the module reference from it, which this may replace.
  */
-static int tfp_register(struct trace_fprobe *tf, unsigned long epoch,
+static int fev_register(struct fprobe_ev *tf, unsigned long epoch,
 			struct module **modp)
 {
-	struct trace_fprobe *old;
+	struct fprobe_ev *old;
 	int err;
 
 	for (;;) {
@@ -874,23 +876,23 @@ static int tfp_register(struct trace_fprobe *tf, unsigned long epoch,
 			tf->tpoint = NULL;
 			tf->tpmod = NULL;
 		}
-		if (!tfp_is_tprobe(tf) || tf->tpoint ||
-		    READ_ONCE(tfp_module_epoch) == epoch)
+		if (!fev_is_tprobe(tf) || tf->tpoint ||
+		    READ_ONCE(fev_module_epoch) == epoch)
 			break;
-		epoch = tfp_module_epoch;
+		epoch = fev_module_epoch;
 		mutex_unlock(&event_mutex);
 		if (*modp)
 			module_put(*modp);
-		tf->tpoint = tfp_find_tracepoint(tf->symbol, modp);
+		tf->tpoint = fev_find_tracepoint(tf->symbol, modp);
 		tf->tpmod = *modp;
 	}
 
-	old = tfp_find_event(trace_probe_group_name(&tf->tp),
+	old = fev_find_event(trace_probe_group_name(&tf->tp),
 			     trace_probe_name(&tf->tp));
 	if (old)
-		err = tfp_join_event(tf, old);
+		err = fev_join_event(tf, old);
 	else
-		err = tfp_new_event(tf);
+		err = fev_new_event(tf);
 	mutex_unlock(&event_mutex);
 	return err;
 }
@@ -900,8 +902,8 @@ static int tfp_register(struct trace_fprobe *tf, unsigned long epoch,
 /* ------------------------------------------------------------------ */
 
 /* Scratch space of one command; too big for the stack. */
-struct tfp_cmd {
-	enum tfp_kind	kind;
+struct fev_cmd {
+	enum fev_kind	kind;
 	int		maxactive;
 	const char	*group;
 	const char	*event;
@@ -913,8 +915,8 @@ struct tfp_cmd {
 };
 
 /* "f12:..." - parse the MAXACT digits after the command letter. */
-static int tfp_parse_maxactive(const char *head, const char *colon,
-			       struct tfp_cmd *cmd)
+static int fev_parse_maxactive(const char *head, const char *colon,
+			       struct fev_cmd *cmd)
 {
 	size_t len = colon ? colon - head : strlen(head);
 	char digits[MAX_EVENT_NAME_LEN];
@@ -930,9 +932,9 @@ static int tfp_parse_maxactive(const char *head, const char *colon,
 		bad = kstrtouint(digits, 0, &val) || !val;
 	}
 	if (bad)
-		return tp_inval(1, BAD_MAXACT);
-	if (val > TFP_MAXACTIVE_LIMIT)
-		return tp_inval(1, MAXACT_TOO_BIG);
+		return trace_probe_inval(1, BAD_MAXACT);
+	if (val > FEV_MAXACTIVE_LIMIT)
+		return trace_probe_inval(1, MAXACT_TOO_BIG);
 	cmd->maxactive = val;
 	return 0;
 }
@@ -941,7 +943,7 @@ static int tfp_parse_maxactive(const char *head, const char *colon,
  * Word 1: SYM, SYM%return or TRACEPOINT.  A function probe whose arguments
  * use $retval is an exit probe even without the suffix.
  */
-static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
+static int fev_parse_target(int argc, const char *argv[], struct fev_cmd *cmd)
 {
 	const char *word = argv[1];
 	const char *pct = strchr(word, '%');
@@ -955,20 +957,20 @@ static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
 	 * ftracetest's fprobe_syntax_errors.tc expects it).
 	 */
 	p = strchr(word, '+');
-	if (cmd->kind != TFP_TPOINT && p && (!pct || p < pct))
-		return tp_inval(0, BAD_PROBE_ADDR);
+	if (cmd->kind != FEV_TPOINT && p && (!pct || p < pct))
+		return trace_probe_inval(0, BAD_PROBE_ADDR);
 	if (pct) {
-		if (cmd->kind == TFP_TPOINT || strcmp(pct, "%return"))
-			return tp_inval(pct - word, BAD_ADDR_SUFFIX);
-		cmd->kind = TFP_FEXIT;
+		if (cmd->kind == FEV_TPOINT || strcmp(pct, "%return"))
+			return trace_probe_inval(pct - word, BAD_ADDR_SUFFIX);
+		cmd->kind = FEV_FEXIT;
 		cmd->symbol = kmemdup_nul(word, pct - word, GFP_KERNEL);
 		return cmd->symbol ? 0 : -ENOMEM;
 	}
 
-	if (cmd->kind == TFP_TPOINT) {
+	if (cmd->kind == FEV_TPOINT) {
 		for (p = word; *p; p++) {
 			if (!isalnum(*p) && *p != '_')
-				return tp_inval(p - word, BAD_TP_NAME);
+				return trace_probe_inval(p - word, BAD_TP_NAME);
 		}
 	}
 
@@ -976,12 +978,12 @@ static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
 		p = strstr(argv[i], "$retval");
 		if (!p || isalnum(p[7]) || p[7] == '_')
 			continue;
-		if (cmd->kind == TFP_TPOINT) {
+		if (cmd->kind == FEV_TPOINT) {
 			trace_probe_log_set_index(i);
 			trace_probe_log_err(p - argv[i], RETVAL_ON_PROBE);
 			return -EINVAL;
 		}
-		cmd->kind = TFP_FEXIT;
+		cmd->kind = FEV_FEXIT;
 		break;
 	}
 
@@ -990,12 +992,12 @@ static int tfp_parse_target(int argc, const char *argv[], struct tfp_cmd *cmd)
 }
 
 /* Fill in the group and event names, explicit or generated. */
-static int tfp_parse_names(const char *argv0, const char *ename,
-			   struct tfp_cmd *cmd)
+static int fev_parse_names(const char *argv0, const char *ename,
+			   struct fev_cmd *cmd)
 {
 	int err;
 
-	cmd->group = cmd->kind == TFP_TPOINT ? TPROBE_DEFAULT_GROUP :
+	cmd->group = cmd->kind == FEV_TPOINT ? TPROBE_DEFAULT_GROUP :
 					       FPROBE_DEFAULT_GROUP;
 	cmd->event = ename;
 	trace_probe_log_set_index(0);
@@ -1008,19 +1010,19 @@ static int tfp_parse_names(const char *argv0, const char *ename,
 	if (cmd->event)
 		return 0;
 
-	if (cmd->kind == TFP_TPOINT)
+	if (cmd->kind == FEV_TPOINT)
 		snprintf(cmd->ename, sizeof(cmd->ename), "%s%s",
 			 isdigit(cmd->symbol[0]) ? "_" : "", cmd->symbol);
 	else
 		snprintf(cmd->ename, sizeof(cmd->ename), "%s__%s", cmd->symbol,
-			 cmd->kind == TFP_FEXIT ? "exit" : "entry");
+			 cmd->kind == FEV_FEXIT ? "exit" : "entry");
 	sanitize_event_name(cmd->ename);
 	cmd->event = cmd->ename;
 	return 0;
 }
 
 /* Point the error log at word 1 for a failed registration. */
-static void tfp_log_register_error(int err)
+static void fev_log_register_error(int err)
 {
 	int why;
 
@@ -1042,15 +1044,15 @@ static void tfp_log_register_error(int err)
 	__trace_probe_log_err(0, why);
 }
 
-static int tfp_parse(int argc, const char *argv[])
+static int fev_parse(int argc, const char *argv[])
 {
 	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL |
 							 TPARG_FL_FPROBE };
 	const char **expanded = NULL;
-	struct trace_fprobe *tf = NULL;
+	struct fprobe_ev *tf = NULL;
 	struct module *tpmod = NULL;
 	struct tracepoint *tpoint = NULL;
-	struct tfp_cmd *cmd = NULL;
+	struct fev_cmd *cmd = NULL;
 	const char *colon;
 	char *dentry_buf = NULL;
 	unsigned long epoch = 0;
@@ -1059,42 +1061,42 @@ static int tfp_parse(int argc, const char *argv[])
 	if (argc < 2 || (argv[0][0] != 'f' && argv[0][0] != 't'))
 		return -ECANCELED;
 
-	trace_probe_log_init(TFP_SUBSYSTEM, argc, argv);
+	trace_probe_log_init(FEV_SUBSYSTEM, argc, argv);
 
 	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
 	if (!cmd) {
 		err = -ENOMEM;
 		goto out;
 	}
-	cmd->kind = argv[0][0] == 't' ? TFP_TPOINT : TFP_FENTRY;
+	cmd->kind = argv[0][0] == 't' ? FEV_TPOINT : FEV_FENTRY;
 
 	colon = strchr(argv[0] + 1, ':');
-	err = tfp_parse_maxactive(argv[0] + 1, colon, cmd);
+	err = fev_parse_maxactive(argv[0] + 1, colon, cmd);
 	if (err)
 		goto out;
 
-	err = tfp_parse_target(argc, argv, cmd);
+	err = fev_parse_target(argc, argv, cmd);
 	if (err)
 		goto out;
 
-	if (cmd->maxactive && cmd->kind != TFP_FEXIT) {
+	if (cmd->maxactive && cmd->kind != FEV_FEXIT) {
 		trace_probe_log_set_index(0);
 		trace_probe_log_err(1, BAD_MAXACT_TYPE);
 		err = -EINVAL;
 		goto out;
 	}
 
-	err = tfp_parse_names(argv[0], colon ? colon + 1 : NULL, cmd);
+	err = fev_parse_names(argv[0], colon ? colon + 1 : NULL, cmd);
 	if (err)
 		goto out;
 
-	ctx.flags |= cmd->kind == TFP_FEXIT ? TPARG_FL_RETURN :
+	ctx.flags |= cmd->kind == FEV_FEXIT ? TPARG_FL_RETURN :
 					       TPARG_FL_FENTRY;
 	ctx.funcname = cmd->symbol;
-	if (cmd->kind == TFP_TPOINT) {
+	if (cmd->kind == FEV_TPOINT) {
 		ctx.flags |= TPARG_FL_TPOINT;
-		epoch = READ_ONCE(tfp_module_epoch);
-		tpoint = tfp_find_tracepoint(cmd->symbol, &tpmod);
+		epoch = READ_ONCE(fev_module_epoch);
+		tpoint = fev_find_tracepoint(cmd->symbol, &tpmod);
 		if (tpoint) {
 			unsigned long stub = (unsigned long)tpoint->probestub;
 
@@ -1129,7 +1131,7 @@ static int tfp_parse(int argc, const char *argv[])
 	if (err)
 		goto out;
 
-	tf = tfp_alloc(cmd->group, cmd->event, cmd->symbol, cmd->kind,
+	tf = fev_alloc(cmd->group, cmd->event, cmd->symbol, cmd->kind,
 		       cmd->maxactive, nargs);
 	if (IS_ERR(tf)) {
 		err = PTR_ERR(tf);
@@ -1140,14 +1142,14 @@ static int tfp_parse(int argc, const char *argv[])
 	tf->tpmod = tpmod;
 
 	err = traceprobe_parse_args(&tf->tp, nargs, argv, &ctx,
-				    cmd->kind == TFP_FEXIT ? PROBE_PRINT_RETURN :
+				    cmd->kind == FEV_FEXIT ? PROBE_PRINT_RETURN :
 							     PROBE_PRINT_NORMAL);
 	if (err)
 		goto out;
 
-	err = tfp_register(tf, epoch, &tpmod);
+	err = fev_register(tf, epoch, &tpmod);
 	if (err) {
-		tfp_log_register_error(err);
+		fev_log_register_error(err);
 		goto out;
 	}
 	tf = NULL;	/* now owned by the dynamic event list */
@@ -1156,7 +1158,7 @@ out:
 	/* A bound module tracepoint is now tracked by the notifier. */
 	if (tpmod)
 		module_put(tpmod);
-	tfp_free(tf);
+	fev_free(tf);
 	traceprobe_finish_parse(&ctx);
 	trace_probe_log_clear();
 	kfree(dentry_buf);
@@ -1167,26 +1169,26 @@ out:
 	return err;
 }
 
-static int tfp_create(const char *raw_command)
+static int fev_create(const char *raw_command)
 {
-	return trace_probe_create(raw_command, tfp_parse);
+	return trace_probe_create(raw_command, fev_parse);
 }
 
 /* ------------------------------------------------------------------ */
 /* dynamic_events operations                                           */
 /* ------------------------------------------------------------------ */
 
-static int tfp_show(struct seq_file *m, struct dyn_event *ev)
+static int fev_show(struct seq_file *m, struct dyn_event *ev)
 {
-	struct trace_fprobe *tf = dyn_to_tfp(ev);
+	struct fprobe_ev *tf = dyn_to_fev(ev);
 	int i;
 
-	seq_putc(m, tfp_is_tprobe(tf) ? 't' : 'f');
-	if (tfp_is_exit(tf) && tf->maxactive)
+	seq_putc(m, fev_is_tprobe(tf) ? 't' : 'f');
+	if (fev_is_exit(tf) && tf->maxactive)
 		seq_printf(m, "%d", tf->maxactive);
 	seq_printf(m, ":%s/%s %s%s", trace_probe_group_name(&tf->tp),
 		   trace_probe_name(&tf->tp), tf->symbol,
-		   tfp_is_exit(tf) ? "%return" : "");
+		   fev_is_exit(tf) ? "%return" : "");
 	for (i = 0; i < tf->tp.nr_args; i++)
 		seq_printf(m, " %s=%s", tf->tp.args[i].name,
 			   tf->tp.args[i].comm);
@@ -1195,19 +1197,19 @@ static int tfp_show(struct seq_file *m, struct dyn_event *ev)
 	return 0;
 }
 
-static bool tfp_is_busy(struct dyn_event *ev)
+static bool fev_is_busy(struct dyn_event *ev)
 {
-	return trace_probe_is_enabled(&dyn_to_tfp(ev)->tp);
+	return trace_probe_is_enabled(&dyn_to_fev(ev)->tp);
 }
 
 /*
  * Does a "-:[GRP/]EVENT [SYM[%return] [ARGS]]" command name this probe?
  * An empty EVENT with a GRP names the whole group.
  */
-static bool tfp_match(const char *system, const char *event,
+static bool fev_match(const char *system, const char *event,
 		      int argc, const char **argv, struct dyn_event *ev)
 {
-	struct trace_fprobe *tf = dyn_to_tfp(ev);
+	struct fprobe_ev *tf = dyn_to_fev(ev);
 	size_t len;
 
 	if (event[0] && strcmp(trace_probe_name(&tf->tp), event))
@@ -1219,16 +1221,16 @@ static bool tfp_match(const char *system, const char *event,
 
 	len = strlen(tf->symbol);
 	if (strncmp(argv[0], tf->symbol, len) ||
-	    strcmp(argv[0] + len, tfp_is_exit(tf) ? "%return" : ""))
+	    strcmp(argv[0] + len, fev_is_exit(tf) ? "%return" : ""))
 		return false;
 
 	return trace_probe_match_command_args(&tf->tp, argc - 1, argv + 1);
 }
 
 /* Delete one probe; its event goes with the last probe.  event_mutex. */
-static int tfp_release(struct dyn_event *ev)
+static int fev_release(struct dyn_event *ev)
 {
-	struct trace_fprobe *tf = dyn_to_tfp(ev);
+	struct fprobe_ev *tf = dyn_to_fev(ev);
 	struct trace_probe *tp = &tf->tp;
 
 	if (!trace_probe_has_sibling(tp)) {
@@ -1238,16 +1240,16 @@ static int tfp_release(struct dyn_event *ev)
 			return -EBUSY;
 	}
 
-	tfp_unregister_fprobe(tf);
+	fev_unregister_fprobe(tf);
 	dyn_event_remove(&tf->devent);
 	trace_probe_unlink(tp);
-	tfp_free(tf);
+	fev_free(tf);
 	return 0;
 }
 
-static struct dyn_event_operations tfp_dyn_ops = {
-	.create = tfp_create, .show = tfp_show, .is_busy = tfp_is_busy,
-	.match = tfp_match, .free = tfp_release,
+static struct dyn_event_operations fev_dyn_ops = {
+	.create = fev_create, .show = fev_show, .is_busy = fev_is_busy,
+	.match = fev_match, .free = fev_release,
 };
 
 /*
@@ -1255,12 +1257,12 @@ static struct dyn_event_operations tfp_dyn_ops = {
  * events before tracefs exists.  No module is loaded yet, so the notifier
  * has nothing to bind at registration.
  */
-static __init int tfp_init(void)
+static __init int fev_init(void)
 {
 #ifdef CONFIG_MODULES
-	if (register_tracepoint_module_notifier(&tfp_tp_module_nb))
+	if (register_tracepoint_module_notifier(&fev_tp_module_nb))
 		pr_warn("tprobes will not follow module tracepoints\n");
 #endif
-	return dyn_event_register(&tfp_dyn_ops);
+	return dyn_event_register(&fev_dyn_ops);
 }
-core_initcall(tfp_init);
+core_initcall(fev_init);

@@ -2,27 +2,30 @@
 /*
  * kprobe events: trace events recorded by kprobes and kretprobes.
  *
- * This is the kprobe front end of the dynamic probe events.  A command
- * written to tracefs "kprobe_events" or "dynamic_events",
+ * This is the kprobe front end of the dynamic probe events, in two files
+ * whose calls go one way:
  *
- *	p[:[GRP/][EVENT]] [MOD:]SYM[+OFFS]|ADDR [FETCHARGS]
- *	r[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[+0] [FETCHARGS]
- *	p[:[GRP/][EVENT]] [MOD:]SYM[+0]%return [FETCHARGS]
- *	-:[GRP/]EVENT [SYM [FETCHARGS]]
+ *	tracefs write -> trace_kprobe_cmd.c -> trace_kprobe.c -> core
  *
- * becomes a struct kprobe_ev: one kprobe (or kretprobe) whose handler
- * writes a record laid out by the fetch-argument engine (trace_probe.c)
- * into the ring buffer and/or perf.  Several kprobe_evs may feed one
- * trace event ("multiprobe"); they are siblings on the probe list of the
- * shared trace_probe_event, and the first of them (the primary)
- * describes the event to the trace core.
+ * trace_kprobe_cmd.c is the command language (its top shows the syntax):
+ * it parses a command, prints a definition back as one, and has the
+ * kprobe_events and kprobe_profile files, the dyn_event operations
+ * (kev_dyn_ops) and the initcalls.  This file is what a command makes,
+ * a struct kprobe_ev: one kprobe (or kretprobe) whose handler writes a
+ * record laid out by the fetch-argument engine (trace_probe.c) into the
+ * ring buffer and/or perf.  It calls nothing in trace_kprobe_cmd.c: it
+ * only marks its dyn_events with kev_dyn_ops (kev_alloc(), kev_of_dyn()).
+ * Several kprobe_evs may feed one trace event ("multiprobe"); they are
+ * siblings on the probe list of the shared trace_probe_event, and the
+ * first of them (the primary) describes the event to the trace core.
+ *
+ * kev_: a kprobe event (struct kprobe_ev).
  *
  * Life of a kprobe_ev:
  *
- *	kev_create_argv() (trace_kprobe_cmd.c, with the rest of the
- *	               command side): parse the head and the probe place
- *	               into a kev_req, allocate, parse the fetch arguments,
- *	               set the format;
+ *	kev_alloc():   for a kev_req, which trace_kprobe_cmd.c parsed from
+ *	               the head and the probe place; it then parses the
+ *	               fetch arguments and sets the format;
  *	kev_install(): join an existing event or register a new one,
  *	               register the probe with the kprobe core (a probe on
  *	               a module that is not loaded stays unregistered),
@@ -55,13 +58,6 @@
 
 /* Probes whose symbol names a module; protected by event_mutex. */
 static LIST_HEAD(kev_mod_list);
-
-
-static inline struct kprobe_ev *kev_of_dyn(struct dyn_event *ev)
-{
-	return ev->ops == &kev_dyn_ops ?
-		container_of(ev, struct kprobe_ev, dev) : NULL;
-}
 
 /* The primary kprobe_ev of @call, or NULL if @call is not a kprobe event. */
 struct kprobe_ev *kev_of_call(struct trace_event_call *call)
@@ -99,7 +95,7 @@ unsigned long kev_hit_count(struct kprobe_ev *kev)
 	return sum;
 }
 
-static unsigned long kev_miss_count(struct kprobe_ev *kev)
+unsigned long kev_miss_count(struct kprobe_ev *kev)
 {
 	unsigned long n = kev->krp.kp.nmissed;
 
@@ -587,7 +583,7 @@ int kev_install(struct kprobe_ev *kev)
 	if (old) {
 		trace_probe_log_set_index(0);
 		if (old->is_return != kev->is_return)
-			return tp_fail(0, DIFF_PROBE_TYPE, -EEXIST);
+			return trace_probe_fail(0, DIFF_PROBE_TYPE, -EEXIST);
 		ret = trace_probe_compare_arg_type(tp, &old->tp);
 		if (ret) {
 			/* ret is the 1-based argument; arguments are words 2.. */
@@ -596,7 +592,7 @@ int kev_install(struct kprobe_ev *kev)
 			return -EEXIST;
 		}
 		if (kev_duplicate(old, kev))
-			return tp_fail(0, SAME_PROBE, -EEXIST);
+			return trace_probe_fail(0, SAME_PROBE, -EEXIST);
 		ret = trace_probe_append(tp, &old->tp);
 		if (ret)
 			return ret;
@@ -638,7 +634,7 @@ int kev_install(struct kprobe_ev *kev)
  * its last probe, which is refused while the event is in use.
  * Context: event_mutex held.
  */
-static int kev_release(struct dyn_event *ev)
+int kev_release(struct dyn_event *ev)
 {
 	struct kprobe_ev *kev = kev_of_dyn(ev);
 	struct trace_probe *tp = &kev->tp;
@@ -660,7 +656,7 @@ static int kev_release(struct dyn_event *ev)
 	return 0;
 }
 
-static bool kev_busy(struct dyn_event *ev)
+bool kev_busy(struct dyn_event *ev)
 {
 	return trace_probe_is_enabled(&kev_of_dyn(ev)->tp);
 }
@@ -707,138 +703,11 @@ static struct notifier_block kev_module_nb = {
 	.priority	= -1,
 };
 
-static int __init kev_module_notifier_init(void)
+int __init kev_module_notifier_init(void)
 {
 	return register_module_notifier(&kev_module_nb);
 }
-#else
-static int __init kev_module_notifier_init(void)
-{
-	return 0;
-}
 #endif /* CONFIG_MODULES */
-
-/* ---- listing and matching ---- */
-
-static bool kev_match(const char *system, const char *event,
-		      int argc, const char **argv, struct dyn_event *ev)
-{
-	struct kprobe_ev *kev = kev_of_dyn(ev);
-	struct kprobe *kp = &kev->krp.kp;
-	char place[MAX_ARGSTR_LEN + 1];
-
-	if (event[0] && strcmp(trace_probe_name(&kev->tp), event))
-		return false;
-	if (system && strcmp(trace_probe_group_name(&kev->tp), system))
-		return false;
-	if (!argc)
-		return true;
-
-	/* the place, as kev_show() prints it */
-	if (!kev->sym)
-		snprintf(place, sizeof(place), "0x%p", kp->addr);
-	else if (kp->offset)
-		snprintf(place, sizeof(place), "%s+%u", kev->sym, kp->offset);
-	else
-		snprintf(place, sizeof(place), "%s", kev->sym);
-	if (strcmp(place, argv[0]))
-		return false;
-
-	return trace_probe_match_command_args(&kev->tp, argc - 1, argv + 1);
-}
-
-static int kev_show(struct seq_file *m, struct dyn_event *ev)
-{
-	struct kprobe_ev *kev = kev_of_dyn(ev);
-	struct kprobe *kp = &kev->krp.kp;
-	struct probe_arg *arg;
-
-	if (kev->is_return) {
-		seq_putc(m, 'r');
-		if (kev->krp.maxactive)
-			seq_printf(m, "%d", kev->krp.maxactive);
-	} else {
-		seq_putc(m, 'p');
-	}
-	seq_printf(m, ":%s/%s", trace_probe_group_name(&kev->tp),
-		   trace_probe_name(&kev->tp));
-
-	if (!kev->sym)
-		seq_printf(m, " 0x%p", kp->addr);
-	else if (kp->offset)
-		seq_printf(m, " %s+%u", kev->sym, kp->offset);
-	else
-		seq_printf(m, " %s", kev->sym);
-
-	for (arg = kev->tp.args; arg < kev->tp.args + kev->tp.nr_args; arg++)
-		seq_printf(m, " %s=%s", arg->name, arg->comm);
-	seq_putc(m, '\n');
-	trace_probe_dump_args(m, &kev->tp);
-	return 0;
-}
-
-static int kev_seq_show(struct seq_file *m, void *v)
-{
-	return kev_of_dyn(v) ? kev_show(m, v) : 0;
-}
-
-/* kprobe_events and kprobe_profile walk the dyn_event list alike. */
-#define KEV_SEQ_OPS(_show) {						\
-	.start = dyn_event_seq_start, .next = dyn_event_seq_next,	\
-	.stop = dyn_event_seq_stop, .show = _show			\
-}
-
-/* ... and are seq_files of the same kind, writable or not */
-#define KEV_SEQ_FOPS(_open, _write) {					\
-	.owner = THIS_MODULE, .open = _open, .read = seq_read,		\
-	.llseek = seq_lseek, .release = seq_release, .write = _write	\
-}
-
-static const struct seq_operations kev_seq_ops = KEV_SEQ_OPS(kev_seq_show);
-
-static int kev_events_open(struct inode *inode, struct file *file)
-{
-	bool truncate = (file->f_mode & FMODE_WRITE) &&
-			(file->f_flags & O_TRUNC);
-	int ret = security_locked_down(LOCKDOWN_TRACEFS);
-
-	/* "> kprobe_events" removes every kprobe event */
-	if (!ret && truncate)
-		ret = dyn_events_release_all(&kev_dyn_ops);
-	return ret < 0 ? ret : seq_open(file, &kev_seq_ops);
-}
-
-static ssize_t kev_events_write(struct file *file, const char __user *buf,
-				size_t count, loff_t *ppos)
-{
-	return trace_parse_run_command(file, buf, count, ppos, kev_command);
-}
-
-static const struct file_operations kev_events_fops =
-	KEV_SEQ_FOPS(kev_events_open, kev_events_write);
-
-static int kev_profile_show(struct seq_file *m, void *v)
-{
-	struct kprobe_ev *kev = kev_of_dyn(v);
-
-	if (kev)
-		seq_printf(m, "  %-44s %15lu %15lu\n",
-			   trace_probe_name(&kev->tp), kev_hit_count(kev),
-			   kev_miss_count(kev));
-	return 0;
-}
-
-static const struct seq_operations kev_profile_seq_ops =
-	KEV_SEQ_OPS(kev_profile_show);
-
-static int kev_profile_open(struct inode *inode, struct file *file)
-{
-	return security_locked_down(LOCKDOWN_TRACEFS) ?:
-	       seq_open(file, &kev_profile_seq_ops);
-}
-
-static const struct file_operations kev_profile_fops =
-	KEV_SEQ_FOPS(kev_profile_open, NULL);
 
 /* ---- the hit path (the fetch hook: trace_probe_regs.h) ---- */
 
@@ -1099,45 +968,3 @@ void destroy_local_trace_kprobe(struct trace_event_call *event_call)
 	kev_free(kev);
 }
 #endif /* CONFIG_PERF_EVENTS */
-
-/* ---- boot time and initialisation ---- */
-
-/* dyn_event .create.  Context: process, dyn_event_ops_mutex held. */
-static int kev_create(const char *raw_command)
-{
-	return trace_probe_create(raw_command, kev_create_argv);
-}
-
-struct dyn_event_operations kev_dyn_ops = {
-	.create = kev_create, .show = kev_show, .is_busy = kev_busy,
-	.free = kev_release, .match = kev_match,
-};
-
-/*
- * The dyn_event type exists from core_initcall on, so that kernel code
- * can create kprobe events before tracefs is up.
- */
-static __init int kev_init_early(void)
-{
-	int ret;
-
-	ret = dyn_event_register(&kev_dyn_ops);
-	if (ret)
-		return ret;
-	return kev_module_notifier_init() ? -EINVAL : 0;
-}
-core_initcall(kev_init_early);
-
-static __init int kev_init_tracefs(void)
-{
-	if (tracing_init_dentry())
-		return 0;
-
-	trace_create_file("kprobe_events", TRACE_MODE_WRITE, NULL, NULL,
-			  &kev_events_fops);
-	trace_create_file("kprobe_profile", TRACE_MODE_READ, NULL, NULL,
-			  &kev_profile_fops);
-	kev_boot_events();
-	return 0;
-}
-fs_initcall(kev_init_tracefs);

@@ -1,11 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kprobe events: the commands.  A kprobe_events or dynamic_events line
+ * kprobe events: the command language.  A line written to tracefs
+ * "kprobe_events" or "dynamic_events",
+ *
+ *	p[:[GRP/][EVENT]] [MOD:]SYM[+OFFS]|ADDR [FETCHARGS]
+ *	r[MAXACTIVE][:[GRP/][EVENT]] [MOD:]SYM[+0] [FETCHARGS]
+ *	p[:[GRP/][EVENT]] [MOD:]SYM[+0]%return [FETCHARGS]
+ *	-:[GRP/]EVENT [SYM [FETCHARGS]]
+ *
  * is parsed here into a kev_req, the kprobe_ev is made and installed by
  * trace_kprobe.c.  The in-kernel command API of <linux/trace_events.h>,
  * "kprobe_event=" on the kernel command line and the boot-time selftest
- * drive the same path.  Locking as in trace_kprobe.c: commands run under
- * dyn_event_ops_mutex (error_log) and take event_mutex to install.
+ * drive the same path.  Back the other way, a definition is printed as
+ * a command (kev_show()) and matched against one (kev_match()).  The
+ * tracefs files kprobe_events and kprobe_profile, the dyn_event
+ * operations (kev_dyn_ops) and the initcalls are here too.
+ *
+ * Calls go one way: tracefs write -> this file -> trace_kprobe.c (the
+ * kprobe_ev object) -> the trace and kprobe core.  trace_kprobe.c calls
+ * nothing here; it only marks its dyn_events with kev_dyn_ops.
+ *
+ * Locking as in trace_kprobe.c: commands run under dyn_event_ops_mutex
+ * (error_log) and take event_mutex to install.
  */
 #define pr_fmt(fmt)	"trace_kprobe: " fmt
 
@@ -33,7 +49,7 @@ static int kev_parse_head(const char *head, struct kev_req *req)
 		return 0;
 
 	if (!req->is_return)
-		return tp_inval(1, BAD_MAXACT_TYPE);
+		return trace_probe_inval(1, BAD_MAXACT_TYPE);
 	len = colon ? colon - digits : strlen(digits);
 	if (len >= sizeof(num))
 		goto bad;
@@ -43,7 +59,7 @@ static int kev_parse_head(const char *head, struct kev_req *req)
 		goto bad;
 	/* the instances are preallocated; keep that reasonable */
 	if (req->maxactive > KEV_MAXACTIVE_LIMIT)
-		return tp_inval(1, MAXACT_TOO_BIG);
+		return trace_probe_inval(1, MAXACT_TOO_BIG);
 	return 0;
 bad:
 	trace_probe_log_err(1, BAD_MAXACT);
@@ -80,7 +96,7 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 	suffix = strchr(req->sym, '%');
 	if (suffix) {
 		if (strcmp(suffix, "%return"))
-			return tp_inval(suffix - req->sym, BAD_ADDR_SUFFIX);
+			return trace_probe_inval(suffix - req->sym, BAD_ADDR_SUFFIX);
 		*suffix = '\0';
 		req->is_return = true;
 	}
@@ -88,7 +104,7 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 	/* TODO: .init functions of modules */
 	if (traceprobe_split_symbol_offset(req->sym, &req->offs) ||
 	    req->offs < 0 || req->offs > UINT_MAX)
-		return tp_inval(0, BAD_PROBE_ADDR);
+		return trace_probe_inval(0, BAD_PROBE_ADDR);
 
 	/*
 	 * An ambiguous symbol is a malformed request (-EINVAL); one that
@@ -97,7 +113,7 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 	 */
 	ret = kev_check_symbol(req->sym);
 	if (ret == -EADDRNOTAVAIL)
-		return tp_inval(0, NON_UNIQ_SYMBOL);
+		return trace_probe_inval(0, NON_UNIQ_SYMBOL);
 	if (ret) {
 		trace_probe_log_err(0, BAD_PROBE_ADDR);
 		return -ENOENT;
@@ -107,7 +123,7 @@ static int kev_parse_place(const char *arg, struct kev_req *req)
 	ret = kprobe_on_func_entry(NULL, req->sym, req->offs);
 	if (req->is_return) {
 		if (ret == -EINVAL)
-			return tp_inval(0, BAD_RETPROBE);
+			return trace_probe_inval(0, BAD_RETPROBE);
 		req->argflags |= TPARG_FL_RETURN;
 	} else if (!ret) {
 		req->argflags |= TPARG_FL_FENTRY;
@@ -140,7 +156,7 @@ static void kev_log_install_error(int err)
  * Create one kprobe event from a split command; see the top of this file.
  * Context: process, dyn_event_ops_mutex held.
  */
-int kev_create_argv(int argc, const char *argv[])
+static int kev_create_argv(int argc, const char *argv[])
 {
 	struct traceprobe_parse_context ctx = { .flags = TPARG_FL_KERNEL };
 	struct kev_req req = { .group = KPROBE_EVENT_SYSTEM };
@@ -230,7 +246,7 @@ out:
 }
 
 /* Run one kprobe_events command: "-:..." deletes, anything else creates. */
-int kev_command(const char *cmd)
+static int kev_command(const char *cmd)
 {
 	int ret = *cmd == '-' ? dyn_event_release(cmd, &kev_dyn_ops) :
 				dyn_event_create(cmd, &kev_dyn_ops);
@@ -238,6 +254,128 @@ int kev_command(const char *cmd)
 	/* -ECANCELED: the command is no kprobe command at all */
 	return ret == -ECANCELED ? -EINVAL : ret;
 }
+
+/* ---- listing and matching ---- */
+
+static bool kev_match(const char *system, const char *event,
+		      int argc, const char **argv, struct dyn_event *ev)
+{
+	struct kprobe_ev *kev = kev_of_dyn(ev);
+	struct kprobe *kp = &kev->krp.kp;
+	char place[MAX_ARGSTR_LEN + 1];
+
+	if (event[0] && strcmp(trace_probe_name(&kev->tp), event))
+		return false;
+	if (system && strcmp(trace_probe_group_name(&kev->tp), system))
+		return false;
+	if (!argc)
+		return true;
+
+	/* the place, as kev_show() prints it */
+	if (!kev->sym)
+		snprintf(place, sizeof(place), "0x%p", kp->addr);
+	else if (kp->offset)
+		snprintf(place, sizeof(place), "%s+%u", kev->sym, kp->offset);
+	else
+		snprintf(place, sizeof(place), "%s", kev->sym);
+	if (strcmp(place, argv[0]))
+		return false;
+
+	return trace_probe_match_command_args(&kev->tp, argc - 1, argv + 1);
+}
+
+static int kev_show(struct seq_file *m, struct dyn_event *ev)
+{
+	struct kprobe_ev *kev = kev_of_dyn(ev);
+	struct kprobe *kp = &kev->krp.kp;
+	struct probe_arg *arg;
+
+	if (kev->is_return) {
+		seq_putc(m, 'r');
+		if (kev->krp.maxactive)
+			seq_printf(m, "%d", kev->krp.maxactive);
+	} else {
+		seq_putc(m, 'p');
+	}
+	seq_printf(m, ":%s/%s", trace_probe_group_name(&kev->tp),
+		   trace_probe_name(&kev->tp));
+
+	if (!kev->sym)
+		seq_printf(m, " 0x%p", kp->addr);
+	else if (kp->offset)
+		seq_printf(m, " %s+%u", kev->sym, kp->offset);
+	else
+		seq_printf(m, " %s", kev->sym);
+
+	for (arg = kev->tp.args; arg < kev->tp.args + kev->tp.nr_args; arg++)
+		seq_printf(m, " %s=%s", arg->name, arg->comm);
+	seq_putc(m, '\n');
+	trace_probe_dump_args(m, &kev->tp);
+	return 0;
+}
+
+static int kev_seq_show(struct seq_file *m, void *v)
+{
+	return kev_of_dyn(v) ? kev_show(m, v) : 0;
+}
+
+/* kprobe_events and kprobe_profile walk the dyn_event list alike. */
+#define KEV_SEQ_OPS(_show) {						\
+	.start = dyn_event_seq_start, .next = dyn_event_seq_next,	\
+	.stop = dyn_event_seq_stop, .show = _show			\
+}
+
+/* ... and are seq_files of the same kind, writable or not */
+#define KEV_SEQ_FOPS(_open, _write) {					\
+	.owner = THIS_MODULE, .open = _open, .read = seq_read,		\
+	.llseek = seq_lseek, .release = seq_release, .write = _write	\
+}
+
+static const struct seq_operations kev_seq_ops = KEV_SEQ_OPS(kev_seq_show);
+
+static int kev_events_open(struct inode *inode, struct file *file)
+{
+	bool truncate = (file->f_mode & FMODE_WRITE) &&
+			(file->f_flags & O_TRUNC);
+	int ret = security_locked_down(LOCKDOWN_TRACEFS);
+
+	/* "> kprobe_events" removes every kprobe event */
+	if (!ret && truncate)
+		ret = dyn_events_release_all(&kev_dyn_ops);
+	return ret < 0 ? ret : seq_open(file, &kev_seq_ops);
+}
+
+static ssize_t kev_events_write(struct file *file, const char __user *buf,
+				size_t count, loff_t *ppos)
+{
+	return trace_parse_run_command(file, buf, count, ppos, kev_command);
+}
+
+static const struct file_operations kev_events_fops =
+	KEV_SEQ_FOPS(kev_events_open, kev_events_write);
+
+static int kev_profile_show(struct seq_file *m, void *v)
+{
+	struct kprobe_ev *kev = kev_of_dyn(v);
+
+	if (kev)
+		seq_printf(m, "  %-44s %15lu %15lu\n",
+			   trace_probe_name(&kev->tp), kev_hit_count(kev),
+			   kev_miss_count(kev));
+	return 0;
+}
+
+static const struct seq_operations kev_profile_seq_ops =
+	KEV_SEQ_OPS(kev_profile_show);
+
+static int kev_profile_open(struct inode *inode, struct file *file)
+{
+	return security_locked_down(LOCKDOWN_TRACEFS) ?:
+	       seq_open(file, &kev_profile_seq_ops);
+}
+
+static const struct file_operations kev_profile_fops =
+	KEV_SEQ_FOPS(kev_profile_open, NULL);
 
 /* ---- in-kernel command API (trace_events.h) ---- */
 
@@ -382,7 +520,7 @@ static int __init kev_boot_param(char *str)
 }
 __setup("kprobe_event=", kev_boot_param);
 
-void __init kev_boot_events(void)
+static void __init kev_boot_events(void)
 {
 	struct trace_array *tr = top_trace_array();
 	struct trace_event_file *file;
@@ -406,6 +544,48 @@ void __init kev_boot_events(void)
 		if (file->event_call->class->reg == kev_reg)
 			trace_event_enable_disable(file, 1, 0);
 }
+
+/* ---- initialisation ---- */
+
+/* dyn_event .create.  Context: process, dyn_event_ops_mutex held. */
+static int kev_create(const char *raw_command)
+{
+	return trace_probe_create(raw_command, kev_create_argv);
+}
+
+struct dyn_event_operations kev_dyn_ops = {
+	.create = kev_create, .show = kev_show, .is_busy = kev_busy,
+	.free = kev_release, .match = kev_match,
+};
+
+/*
+ * The dyn_event type exists from core_initcall on, so that kernel code
+ * can create kprobe events before tracefs is up.
+ */
+static __init int kev_init_early(void)
+{
+	int ret;
+
+	ret = dyn_event_register(&kev_dyn_ops);
+	if (ret)
+		return ret;
+	return kev_module_notifier_init() ? -EINVAL : 0;
+}
+core_initcall(kev_init_early);
+
+static __init int kev_init_tracefs(void)
+{
+	if (tracing_init_dentry())
+		return 0;
+
+	trace_create_file("kprobe_events", TRACE_MODE_WRITE, NULL, NULL,
+			  &kev_events_fops);
+	trace_create_file("kprobe_profile", TRACE_MODE_READ, NULL, NULL,
+			  &kev_profile_fops);
+	kev_boot_events();
+	return 0;
+}
+fs_initcall(kev_init_tracefs);
 
 #ifdef CONFIG_FTRACE_STARTUP_TEST
 /*

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two files of kprobe events share: trace_kprobe.c (the
- * kprobe_ev object, its life, hits and event class) and
- * trace_kprobe_cmd.c (commands: parsing them, the in-kernel command API,
- * kprobe_event= at boot, the boot-time selftest).
+ * What the two files of kprobe events share.  Calls go one way:
+ * trace_kprobe_cmd.c (the command language: parsing commands, printing
+ * definitions back and matching them, the kprobe_events and
+ * kprobe_profile files, the in-kernel command API, kprobe_event= at
+ * boot, the initcalls, the boot-time selftest) calls trace_kprobe.c (the
+ * kprobe_ev object: its life, hits, event class and perf local probes),
+ * never the other way round.  Of trace_kprobe_cmd.c, trace_kprobe.c only
+ * uses kev_dyn_ops, the data that marks a dyn_event as a kprobe_ev.
  */
 #ifndef _TRACE_KPROBE_INTERNAL_H
 #define _TRACE_KPROBE_INTERNAL_H
@@ -60,24 +64,39 @@ struct kev_req {
 	unsigned int	argflags;	/* TPARG_FL_* for the fetch args */
 };
 
-/* trace_kprobe.c */
-extern struct dyn_event_operations kev_dyn_ops;
+/* trace_kprobe.c: the kprobe_ev object, for trace_kprobe_cmd.c */
 struct kprobe_ev *kev_alloc(struct kev_req *req, int nargs);
 void kev_free(struct kprobe_ev *kev);
 int kev_install(struct kprobe_ev *kev);
+int kev_release(struct dyn_event *ev);
+bool kev_busy(struct dyn_event *ev);
 int kev_check_symbol(const char *sym);
 struct kprobe_ev *kev_of_call(struct trace_event_call *call);
 struct kprobe_ev *kev_find(const char *event, const char *group);
 unsigned long kev_hit_count(struct kprobe_ev *kev);
+unsigned long kev_miss_count(struct kprobe_ev *kev);
 int kev_event_enable(struct trace_event_call *call,
 		     struct trace_event_file *file);
 int kev_event_disable(struct trace_event_call *call,
 		      struct trace_event_file *file);
 int kev_reg(struct trace_event_call *call, enum trace_reg type, void *data);
+#ifdef CONFIG_MODULES
+int __init kev_module_notifier_init(void);
+#else
+static inline int kev_module_notifier_init(void)
+{
+	return 0;
+}
+#endif
 
-/* trace_kprobe_cmd.c */
-int kev_create_argv(int argc, const char *argv[]);
-int kev_command(const char *cmd);
-void __init kev_boot_events(void);
+/* trace_kprobe_cmd.c: the dyn_event type of kprobe events */
+extern struct dyn_event_operations kev_dyn_ops;
+
+/* The kprobe_ev of @ev, or NULL if @ev is not a kprobe event's. */
+static inline struct kprobe_ev *kev_of_dyn(struct dyn_event *ev)
+{
+	return ev->ops == &kev_dyn_ops ?
+		container_of(ev, struct kprobe_ev, dev) : NULL;
+}
 
 #endif /* _TRACE_KPROBE_INTERNAL_H */

@@ -23,10 +23,16 @@
  *             (traceprobe_define_arg_fields()) and its print fmt
  *             (traceprobe_set_print_fmt()).
  *
- * The engine is three files: this one (stages 1 and 2, error_log,
- * types, the record and print helpers), trace_probe_btf.c (arguments
- * named by BTF, and "$arg*" expansion) and trace_probe_event.c (the
- * event format and print fmt, and probes with their events).
+ * The engine is three files, and calls between them go one way:
+ *
+ *	trace_probe.c -> trace_probe_btf.c -> trace_probe_event.c
+ *
+ * (trace_probe.c calls trace_probe_event.c directly too).  This one has
+ * stages 1 and 2; trace_probe_btf.c the arguments named by BTF and the
+ * "$arg*" expansion; trace_probe_event.c what both build on (error_log,
+ * the fetch types and stage 4, freeing arguments, the entry data of
+ * return probes) and the event format, print fmt and probes with their
+ * events.
  *
  * Errors are reported to tracefs error_log with the position of the
  * offending character; ctx->offset is the position of the expression
@@ -47,189 +53,7 @@
 #include "trace_probe_internal.h"
 
 /* ------------------------------------------------------------------ */
-/* error_log                                                          */
-
-static const char *tp_err_text[TP_NR_ERRORS] = {
-	[TP_ERR_FILE_NOT_FOUND]		= "Failed to find the given file",
-	[TP_ERR_NO_REGULAR_FILE]	= "Not a regular file",
-	[TP_ERR_BAD_REFCNT]		= "Invalid reference counter offset",
-	[TP_ERR_REFCNT_OPEN_BRACE]	= "Reference counter brace is not closed",
-	[TP_ERR_BAD_REFCNT_SUFFIX]	= "Reference counter has wrong suffix",
-	[TP_ERR_BAD_UPROBE_OFFS]	= "Invalid uprobe offset",
-	[TP_ERR_BAD_MAXACT_TYPE]	= "Maxactive is only for function exit",
-	[TP_ERR_BAD_MAXACT]		= "Invalid maxactive number",
-	[TP_ERR_MAXACT_TOO_BIG]		= "Maxactive is too big",
-	[TP_ERR_BAD_PROBE_ADDR]		= "Invalid probed address or symbol",
-	[TP_ERR_NON_UNIQ_SYMBOL]	= "The symbol is not unique",
-	[TP_ERR_BAD_RETPROBE]		= "Retprobe address must be an function entry",
-	[TP_ERR_NO_TRACEPOINT]		= "Tracepoint is not found",
-	[TP_ERR_BAD_TP_NAME]		= "Invalid character in tracepoint name",
-	[TP_ERR_BAD_ADDR_SUFFIX]	= "Invalid probed address suffix",
-	[TP_ERR_NO_GROUP_NAME]		= "Group name is not specified",
-	[TP_ERR_GROUP_TOO_LONG]		= "Group name is too long",
-	[TP_ERR_BAD_GROUP_NAME]		= "Group name must follow the same rules as C identifiers",
-	[TP_ERR_NO_EVENT_NAME]		= "Event name is not specified",
-	[TP_ERR_EVENT_TOO_LONG]		= "Event name is too long",
-	[TP_ERR_BAD_EVENT_NAME]		= "Event name must follow the same rules as C identifiers",
-	[TP_ERR_EVENT_EXIST]		= "Given group/event name is already used by another event",
-	[TP_ERR_RETVAL_ON_PROBE]	= "$retval is not available on probe",
-	[TP_ERR_NO_RETVAL]		= "This function returns 'void' type",
-	[TP_ERR_BAD_STACK_NUM]		= "Invalid stack number",
-	[TP_ERR_BAD_ARG_NUM]		= "Invalid argument number",
-	[TP_ERR_BAD_VAR]		= "Invalid $-variable specified",
-	[TP_ERR_BAD_REG_NAME]		= "Invalid register name",
-	[TP_ERR_BAD_MEM_ADDR]		= "Invalid memory address",
-	[TP_ERR_BAD_IMM]		= "Invalid immediate value",
-	[TP_ERR_IMMSTR_NO_CLOSE]	= "String is not closed with '\"'",
-	[TP_ERR_FILE_ON_KPROBE]		= "File offset is not available with kprobe",
-	[TP_ERR_BAD_FILE_OFFS]		= "Invalid file offset value",
-	[TP_ERR_SYM_ON_UPROBE]		= "Symbol is not available with uprobe",
-	[TP_ERR_TOO_MANY_OPS]		= "Dereference is too much nested",
-	[TP_ERR_DEREF_NEED_BRACE]	= "Dereference needs a brace",
-	[TP_ERR_BAD_DEREF_OFFS]		= "Invalid dereference offset",
-	[TP_ERR_DEREF_OPEN_BRACE]	= "Dereference brace is not closed",
-	[TP_ERR_COMM_CANT_DEREF]	= "$comm can not be dereferenced",
-	[TP_ERR_BAD_FETCH_ARG]		= "Invalid fetch argument",
-	[TP_ERR_ARRAY_NO_CLOSE]		= "Array is not closed",
-	[TP_ERR_BAD_ARRAY_SUFFIX]	= "Array has wrong suffix",
-	[TP_ERR_BAD_ARRAY_NUM]		= "Invalid array size",
-	[TP_ERR_ARRAY_TOO_BIG]		= "Array number is too big",
-	[TP_ERR_BAD_TYPE]		= "Unknown type is specified",
-	[TP_ERR_BAD_STRING]		= "String accepts only memory argument",
-	[TP_ERR_BAD_SYMSTRING]		= "Symbol String doesn't accept data/userdata",
-	[TP_ERR_BAD_BITFIELD]		= "Invalid bitfield",
-	[TP_ERR_ARG_NAME_TOO_LONG]	= "Argument name is too long",
-	[TP_ERR_NO_ARG_NAME]		= "Argument name is not specified",
-	[TP_ERR_BAD_ARG_NAME]		= "Argument name must follow the same rules as C identifiers",
-	[TP_ERR_USED_ARG_NAME]		= "This argument name is already used",
-	[TP_ERR_ARG_TOO_LONG]		= "Argument expression is too long",
-	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
-	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
-	[TP_ERR_NOSUP_PERCPU]		= "Per-cpu variable access is only for kernel probes",
-	[TP_ERR_TYPECAST_REQ_FIELD]	= "Typecast requires a field access",
-	[TP_ERR_TYPECAST_SYM_OFFSET]	= "@SYM+/-OFFSET with typecast needs parentheses",
-	[TP_ERR_TYPECAST_NOT_ALIGNED]	= "Typecast field option is not byte-aligned",
-	[TP_ERR_TYPECAST_BAD_ARROW]	= "Typecast field option does not support -> operator",
-	[TP_ERR_NO_EVENT_FIELD]		= "This event field is not found.",
-	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
-	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
-	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
-	[TP_ERR_DIFF_ARG_TYPE]		= "Argument type or name is different from existing probe",
-	[TP_ERR_SAME_PROBE]		= "There is already the exact same probe event",
-	[TP_ERR_NO_EVENT_INFO]		= "This requires both group and event name to attach",
-	[TP_ERR_BAD_ATTACH_EVENT]	= "Attached event does not exist",
-	[TP_ERR_BAD_ATTACH_ARG]		= "Attached event does not have this field",
-	[TP_ERR_NO_EP_FILTER]		= "No filter rule after 'if'",
-	[TP_ERR_NOSUP_BTFARG]		= "BTF is not available or not supported",
-	[TP_ERR_NO_BTFARG]		= "This variable is not found at this probe point",
-	[TP_ERR_NO_BTF_ENTRY]		= "No BTF entry for this probe point",
-	[TP_ERR_BAD_VAR_ARGS]		= "$arg* must be an independent parameter without name etc.",
-	[TP_ERR_NOFENTRY_ARGS]		= "$arg* can be used only on function entry or exit",
-	[TP_ERR_DOUBLE_ARGS]		= "$arg* can be used only once in the parameters",
-	[TP_ERR_ARGS_2LONG]		= "$arg* failed because the argument list is too long",
-	[TP_ERR_ARGIDX_2BIG]		= "$argN index is too big",
-	[TP_ERR_NO_PTR_STRCT]		= "This is not a pointer to union/structure.",
-	[TP_ERR_NOSUP_DAT_ARG]		= "Non pointer structure/union argument is not supported.",
-	[TP_ERR_BAD_HYPHEN]		= "Failed to parse single hyphen. Forgot '>'?",
-	[TP_ERR_NO_BTF_FIELD]		= "This field is not found.",
-	[TP_ERR_BAD_BTF_TID]		= "Failed to get BTF type info.",
-	[TP_ERR_BAD_TYPE4STR]		= "This type does not fit for string.",
-	[TP_ERR_NEED_STRING_TYPE]	= "$comm and immediate-string only accepts string type",
-	[TP_ERR_EVENT_TOO_BIG]		= "Event too big (too many fields?)",
-};
-
-/* The command being parsed; all under dyn_event_ops_mutex. */
-struct tp_log_state {
-	const char	*subsystem;
-	const char	**argv;
-	int		argc;
-	int		index;	/* word the next error points into */
-};
-static struct tp_log_state tp_log;
-
-extern struct mutex dyn_event_ops_mutex;
-
-/**
- * trace_probe_log_init - start reporting errors for one command
- * @subsystem: the name error_log shows ("trace_kprobe", ...)
- * @argc: number of words of the command
- * @argv: the words; they must stay valid until trace_probe_log_clear()
- *
- * Context: dyn_event_ops_mutex held.
- */
-void trace_probe_log_init(const char *subsystem, int argc, const char **argv)
-{
-	lockdep_assert_held(&dyn_event_ops_mutex);
-	tp_log = (struct tp_log_state) {
-		.subsystem = subsystem, .argv = argv, .argc = argc,
-	};
-}
-
-/**
- * trace_probe_log_clear - stop reporting errors for the current command
- *
- * Context: dyn_event_ops_mutex held.
- */
-void trace_probe_log_clear(void)
-{
-	trace_probe_log_init(NULL, 0, NULL);
-}
-
-/**
- * trace_probe_log_set_index - choose the word later errors point into
- * @index: word index; argc or more means "just after the command"
- *
- * Context: dyn_event_ops_mutex held.
- */
-void trace_probe_log_set_index(int index)
-{
-	lockdep_assert_held(&dyn_event_ops_mutex);
-	tp_log.index = index;
-}
-
-/* Where word @n starts in the command joined by single spaces. */
-static int tp_log_word_start(int n)
-{
-	int i, start = 0;
-
-	for (i = 0; i < n && i < tp_log.argc; i++)
-		start += strlen(tp_log.argv[i]) + 1;
-	return start;
-}
-
-/**
- * __trace_probe_log_err - report an error to error_log
- * @offset: position of the culprit in the current word
- * @err: TP_ERR_* value
- *
- * Writes the command (its words joined by single spaces) with a caret
- * under the culprit.  Context: dyn_event_ops_mutex held, may sleep.
- */
-void __trace_probe_log_err(int offset, int err)
-{
-	int i, pos, total;
-	char *cmd, *p;
-
-	lockdep_assert_held(&dyn_event_ops_mutex);
-
-	if (!tp_log.argc || !tp_log.argv)
-		return;
-	total = tp_log_word_start(tp_log.argc);
-	/* past the last word: after it and its separator, at offset 0 */
-	pos = tp_log_word_start(tp_log.index);
-	if (tp_log.index >= tp_log.argc)
-		offset = 0;
-
-	cmd = kzalloc(total, GFP_KERNEL);
-	if (!cmd)
-		return;
-	for (i = 0, p = cmd; i < tp_log.argc; i++)
-		p += sprintf(p, i ? " %s" : "%s", tp_log.argv[i]);
-
-	tracing_log_err(NULL, tp_log.subsystem, cmd, tp_err_text, err,
-			pos + offset);
-	kfree(cmd);
-}
+/* The number of arguments                                            */
 
 /**
  * traceprobe_check_nr_args - refuse a command with too many arguments
@@ -246,168 +70,7 @@ int traceprobe_check_nr_args(int nr)
 	if (nr <= MAX_TRACE_ARGS)
 		return 0;
 	trace_probe_log_set_index(2);
-	return tp_fail(0, TOO_MANY_ARGS, -E2BIG);
-}
-
-/* ------------------------------------------------------------------ */
-/* Types                                                              */
-
-#define FT(_name, _size, _signed, _kind, _fmt, _fmttype)		\
-	{ .name = _name, .size = _size, .is_signed = _signed,		\
-	  .is_string = (_kind) == PROBE_PRINT_STRING, .kind = _kind,	\
-	  .fmt = _fmt, .fmttype = _fmttype }
-
-#define FT_STRING(_name)						\
-	FT(_name, sizeof(u32), true, PROBE_PRINT_STRING,		\
-	   "\\\"%s\\\"", "__data_loc char[]")
-
-/*
- * Every type an argument can have.  Strings are flagged signed, as the
- * format file has always shown them; "symbol" is an address-sized
- * unsigned field.
- */
-static const struct fetch_type fetch_types[] = {
-	FT_STRING("string"),
-	FT_STRING("ustring"),
-	FT_STRING("symstr"),
-	FT("u8",  1, false, PROBE_PRINT_UNSIGNED, "%u",   "u8"),
-	FT("u16", 2, false, PROBE_PRINT_UNSIGNED, "%u",   "u16"),
-	FT("u32", 4, false, PROBE_PRINT_UNSIGNED, "%u",   "u32"),
-	FT("u64", 8, false, PROBE_PRINT_UNSIGNED, "%Lu",  "u64"),
-	FT("s8",  1, true,  PROBE_PRINT_SIGNED,   "%d",   "s8"),
-	FT("s16", 2, true,  PROBE_PRINT_SIGNED,   "%d",   "s16"),
-	FT("s32", 4, true,  PROBE_PRINT_SIGNED,   "%d",   "s32"),
-	FT("s64", 8, true,  PROBE_PRINT_SIGNED,   "%Ld",  "s64"),
-	FT("x8",  1, false, PROBE_PRINT_HEX,      "0x%x", "u8"),
-	FT("x16", 2, false, PROBE_PRINT_HEX,      "0x%x", "u16"),
-	FT("x32", 4, false, PROBE_PRINT_HEX,      "0x%x", "u32"),
-	FT("x64", 8, false, PROBE_PRINT_HEX,      "0x%Lx", "u64"),
-	FT("char", 1, false, PROBE_PRINT_CHAR,    "'%c'", "u8"),
-	FT("symbol", sizeof(long), false, PROBE_PRINT_SYMBOL, "%pS",
-	   BITS_PER_LONG == 64 ? "u64" : "u32"),
-};
-
-/* The type of an argument written without ":TYPE": a hex long. */
-#define DEFAULT_TYPE_NAME	(BITS_PER_LONG == 64 ? "x64" : "x32")
-
-static const struct fetch_type *lookup_type_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(fetch_types); i++)
-		if (!strcmp(fetch_types[i].name, name))
-			return &fetch_types[i];
-	return NULL;
-}
-
-/*
- * The type a ":TYPE" suffix names (NULL: the default).  A bitfield
- * "b<width>@<offset>/<container>" is stored as its unsigned container;
- * its layout is checked later by add_bitfield().
- */
-const struct fetch_type *tp_find_fetch_type(const char *name,
-					    unsigned int flags)
-{
-	unsigned long bits;
-	const char *slash;
-
-	if (!name)
-		return lookup_type_name(DEFAULT_TYPE_NAME);
-
-	/* uprobes have no kernel symbols to print */
-	if ((flags & TPARG_FL_USER) &&
-	    (!strcmp(name, "symbol") || !strcmp(name, "symstr")))
-		return NULL;
-
-	if (name[0] != 'b')
-		return lookup_type_name(name);
-
-	slash = strchr(name, '/');
-	if (!slash || kstrtoul(slash + 1, 0, &bits))
-		return NULL;
-	switch (bits) {
-	case 8:
-		return lookup_type_name("u8");
-	case 16:
-		return lookup_type_name("u16");
-	case 32:
-		return lookup_type_name("u32");
-	case 64:
-		return lookup_type_name("u64");
-	}
-	return NULL;
-}
-
-/* Print one value of type @t at @data; @ent is the whole entry. */
-static bool print_value(struct trace_seq *s, const struct fetch_type *t,
-			void *data, void *ent)
-{
-	u64 v = probe_load_uint(data, t->size);
-
-	switch (t->kind) {
-	case PROBE_PRINT_UNSIGNED:
-		trace_seq_printf(s, "%llu", v);
-		break;
-	case PROBE_PRINT_SIGNED:
-		/* sign-extend from the type's width */
-		trace_seq_printf(s, "%lld",
-				 (s64)(v << (64 - 8 * t->size)) >> (64 - 8 * t->size));
-		break;
-	case PROBE_PRINT_HEX:
-		trace_seq_printf(s, "0x%llx", v);
-		break;
-	case PROBE_PRINT_CHAR:
-		trace_seq_printf(s, "'%c'", (char)v);
-		break;
-	case PROBE_PRINT_SYMBOL:
-		trace_seq_printf(s, "%pS", (void *)*(unsigned long *)data);
-		break;
-	case PROBE_PRINT_STRING:
-		if (!get_loc_len(*(u32 *)data))
-			trace_seq_puts(s, FAULT_STRING);
-		else
-			trace_seq_printf(s, "\"%s\"",
-					 (const char *)get_loc_data(data, ent));
-		break;
-	}
-	return !trace_seq_has_overflowed(s);
-}
-
-/**
- * trace_probe_print_args - print the arguments of a record
- * @s: where to print
- * @args: the probe's arguments
- * @nr_args: how many
- * @data: the argument part of the record
- * @field: the record (data locations are relative to it)
- *
- * Prints " NAME=VALUE" for each argument, arrays as "{V,V,...}".
- *
- * Return: 0, or -ENOMEM when @s overflowed.
- */
-int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args,
-			   int nr_args, u8 *data, void *field)
-{
-	int i, j;
-
-	for (i = 0; i < nr_args; i++) {
-		struct probe_arg *a = &args[i];
-		u8 *p = data + a->offset;
-
-		trace_seq_printf(s, " %s=", a->name);
-		if (!a->count) {
-			if (!print_value(s, a->type, p, field))
-				return -ENOMEM;
-			continue;
-		}
-		for (j = 0; j < a->count; j++, p += a->type->size) {
-			trace_seq_putc(s, j ? ',' : '{');
-			if (!print_value(s, a->type, p, field))
-				return -ENOMEM;
-		}
-		trace_seq_putc(s, '}');
-	}
-	return 0;
+	return trace_probe_fail(0, TOO_MANY_ARGS, -E2BIG);
 }
 
 /* ------------------------------------------------------------------ */
@@ -458,13 +121,13 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
 	if (sep) {
 		len = sep - name;
 		if (!len)
-			return tp_inval(offset, NO_GROUP_NAME);
+			return trace_probe_inval(offset, NO_GROUP_NAME);
 		if (len >= MAX_EVENT_NAME_LEN)
-			return tp_inval(offset, GROUP_TOO_LONG);
+			return trace_probe_inval(offset, GROUP_TOO_LONG);
 		memcpy(buf, name, len);
 		buf[len] = '\0';
 		if (!is_good_system_name(buf))
-			return tp_inval(offset, BAD_GROUP_NAME);
+			return trace_probe_inval(offset, BAD_GROUP_NAME);
 		*pgroup = buf;
 		name = sep + 1;
 		*pevent = name;
@@ -478,125 +141,13 @@ int traceprobe_parse_event_name(const char **pevent, const char **pgroup,
 		return 0;
 	}
 	if (!len)
-		return tp_inval(offset, NO_EVENT_NAME);
+		return trace_probe_inval(offset, NO_EVENT_NAME);
 	if (len >= MAX_EVENT_NAME_LEN)
-		return tp_inval(offset, EVENT_TOO_LONG);
+		return trace_probe_inval(offset, EVENT_TOO_LONG);
 	if (!is_good_name(name))
-		return tp_inval(offset, BAD_EVENT_NAME);
+		return trace_probe_inval(offset, BAD_EVENT_NAME);
 	return 0;
 }
-
-/* ------------------------------------------------------------------ */
-/* Fetch programs under construction                                  */
-
-/* Free what the instructions own (symbol names, immediate strings). */
-static void free_insn_data(struct fetch_insn *insn, int n)
-{
-	int i;
-
-	for (i = 0; i < n && insn[i].op != FETCH_OP_END; i++)
-		if (insn[i].op == FETCH_NOP_SYMBOL || insn[i].op == FETCH_OP_DATA)
-			kfree(insn[i].data);
-}
-
-/* ------------------------------------------------------------------ */
-/* Entry data of return probes                                        */
-
-#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
-/*
- * Make the entry handler of @tp save function argument @argnum and
- * return the offset of its slot in the entry data.  An argument that is
- * already saved keeps its slot.
- */
-/* An entry-data program of @n instructions, all FETCH_OP_END. */
-static struct probe_entry_arg *alloc_entry_arg(unsigned int n)
-{
-	struct probe_entry_arg *ea = kzalloc(sizeof(*ea), GFP_KERNEL);
-
-	if (ea)
-		ea->code = kcalloc(n, sizeof(*ea->code), GFP_KERNEL);
-	if (!ea || !ea->code) {
-		kfree(ea);
-		return NULL;
-	}
-	ea->size = n;
-	while (n--)
-		ea->code[n].op = FETCH_OP_END;
-	return ea;
-}
-
-int tp_save_entry_arg(struct trace_probe *tp, unsigned int argnum)
-{
-	struct probe_entry_arg *ea = tp->entry_arg;
-	unsigned int i;
-
-	if (!ea) {
-		/* one slot per argument at most, plus the END */
-		ea = alloc_entry_arg(tp->nr_args + 1);
-		if (!ea)
-			return -ENOMEM;
-		tp->entry_arg = ea;
-	}
-
-	for (i = 0; i + 1 < ea->size; i++) {
-		struct fetch_insn *insn = &ea->code[i];
-
-		if (insn->op == FETCH_OP_END) {
-			insn->op = FETCH_OP_ARG;
-			insn->param = argnum;
-			return i * sizeof(unsigned long);
-		}
-		if (insn->param == argnum)
-			return i * sizeof(unsigned long);
-	}
-	return -ENOSPC;
-}
-
-/**
- * traceprobe_get_entry_data_size - size of the entry data of @tp
- * @tp: a return probe
- *
- * Return: the bytes the entry handler stores (0 if none).
- */
-int traceprobe_get_entry_data_size(struct trace_probe *tp)
-{
-	struct probe_entry_arg *ea = tp->entry_arg;
-	unsigned int n = 0;
-
-	if (!ea)
-		return 0;
-	while (n < ea->size && ea->code[n].op == FETCH_OP_ARG)
-		n++;
-	return n * sizeof(unsigned long);
-}
-
-/**
- * store_trace_entry_data - save the entry data of a return probe
- * @edata: traceprobe_get_entry_data_size() bytes
- * @tp: the probe
- * @regs: registers at function entry
- *
- * Context: the probe's entry handler (any context, NMI included).
- */
-void store_trace_entry_data(void *edata, struct trace_probe *tp, struct pt_regs *regs)
-{
-	struct probe_entry_arg *ea = tp->entry_arg;
-	unsigned long *slot = edata;
-	unsigned int i;
-
-	if (!ea)
-		return;
-	for (i = 0; i < ea->size && ea->code[i].op == FETCH_OP_ARG; i++)
-		slot[i] = regs_get_kernel_argument(regs, ea->code[i].param);
-}
-
-NOKPROBE_SYMBOL(store_trace_entry_data)
-#else
-int tp_save_entry_arg(struct trace_probe *tp, unsigned int argnum)
-{
-	return -EOPNOTSUPP;
-}
-#endif
 
 /* ------------------------------------------------------------------ */
 /* Stage 1: parse an expression into LOAD and DEREF instructions       */
@@ -651,18 +202,18 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		}
 		/* "$current->member": a task_struct pointer, typed by BTF */
 		if (!IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS))
-			return tp_inval(ctx->offset, NOSUP_BTFARG);
-		return tp_parse_btf_arg(var, prog, ctx);
+			return trace_probe_inval(ctx->offset, NOSUP_BTFARG);
+		return trace_probe_parse_btf_arg(var, prog, ctx);
 	}
 	if (ctx->flags & TPARG_FL_TEVENT)
 		goto bad;
 
 	if (str_has_prefix(name, "retval")) {
 		if (!(ctx->flags & TPARG_FL_RETURN))
-			return tp_inval(ctx->offset, RETVAL_ON_PROBE);
+			return trace_probe_inval(ctx->offset, RETVAL_ON_PROBE);
 		if (IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
 		    (ctx->flags & TPARG_FL_KERNEL))
-			return tp_parse_btf_arg(var, prog, ctx);
+			return trace_probe_parse_btf_arg(var, prog, ctx);
 		insn->op = FETCH_OP_RETVAL;
 		return 0;
 	}
@@ -676,7 +227,7 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		if (!isdigit(name[len]) || kstrtoul(name + len, 10, &n))
 			goto bad;
 		if ((ctx->flags & TPARG_FL_KERNEL) && n > PARAM_MAX_STACK)
-			return tp_inval(ctx->offset, BAD_STACK_NUM);
+			return trace_probe_inval(ctx->offset, BAD_STACK_NUM);
 		insn->op = FETCH_OP_STACK;
 		insn->param = n;
 		return 0;
@@ -689,7 +240,7 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		if (kstrtoul(name + len, 10, &n))
 			goto bad;
 		if (!n || n > PARAM_MAX_STACK)
-			return tp_inval(ctx->offset, BAD_ARG_NUM);
+			return trace_probe_inval(ctx->offset, BAD_ARG_NUM);
 		/* $arg1 is the first argument, number 0 */
 		if (tparg_is_function_entry(ctx->flags)) {
 			insn->op = FETCH_OP_ARG;
@@ -698,7 +249,7 @@ static int parse_var(char *var, struct fetch_prog *prog,
 			return 0;
 		}
 		if (tparg_is_function_return(ctx->flags)) {
-			slot = tp_save_entry_arg(ctx->tp, n - 1);
+			slot = trace_probe_save_entry_arg(ctx->tp, n - 1);
 			if (slot < 0)
 				return slot;
 			insn->op = FETCH_OP_EDATA;
@@ -708,7 +259,7 @@ static int parse_var(char *var, struct fetch_prog *prog,
 		err = TP_ERR_NOFENTRY_ARGS;
 	}
 bad:
-	return __tp_fail(ctx->offset, err, -EINVAL);
+	return __trace_probe_fail(ctx->offset, err, -EINVAL);
 }
 
 /* "@ADDR", "@+FOFFS" or "@SYM[+|-offs]": a memory location. */
@@ -723,20 +274,20 @@ static int parse_memory(char *arg, struct fetch_prog *prog,
 	if (isdigit(arg[1])) {
 		ret = kstrtoul(arg + 1, 0, &addr);
 		if (ret)
-			return tp_fail(ctx->offset, BAD_MEM_ADDR, ret);
+			return trace_probe_fail(ctx->offset, BAD_MEM_ADDR, ret);
 		insn->op = FETCH_OP_IMM;
 		insn->immediate = addr;
 	} else if (arg[1] == '+') {
 		if (ctx->flags & TPARG_FL_KERNEL)
-			return tp_inval(ctx->offset, FILE_ON_KPROBE);
+			return trace_probe_inval(ctx->offset, FILE_ON_KPROBE);
 		ret = kstrtol(arg + 2, 0, &foffs);
 		if (ret)
-			return tp_fail(ctx->offset, BAD_FILE_OFFS, ret);
+			return trace_probe_fail(ctx->offset, BAD_FILE_OFFS, ret);
 		insn->op = FETCH_OP_FOFFS;
 		insn->immediate = foffs;
 	} else {
 		if (!(ctx->flags & TPARG_FL_KERNEL))
-			return tp_inval(ctx->offset, SYM_ON_UPROBE);
+			return trace_probe_inval(ctx->offset, SYM_ON_UPROBE);
 		/* the name waits for traceprobe_update_arg() */
 		insn->op = FETCH_NOP_SYMBOL;
 		insn->data = kstrdup(arg + 1, GFP_KERNEL);
@@ -777,11 +328,11 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 		*--num = '-';
 	open = strchr(num, '(');
 	if (!open)
-		return tp_inval(ctx->offset, DEREF_NEED_BRACE);
+		return trace_probe_inval(ctx->offset, DEREF_NEED_BRACE);
 	*open = '\0';
 	ret = kstrtol(num, 0, &offs);
 	if (ret)
-		return tp_fail(ctx->offset, BAD_DEREF_OFFS, ret);
+		return trace_probe_fail(ctx->offset, BAD_DEREF_OFFS, ret);
 
 	/*
 	 * Errors inside the braces are reported relative to the inner
@@ -795,7 +346,7 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 	ctx->offset = inner_offs;
 	close = strrchr(inner, ')');
 	if (!close)
-		return tp_inval(ctx->offset + strlen(inner), DEREF_OPEN_BRACE);
+		return trace_probe_inval(ctx->offset + strlen(inner), DEREF_OPEN_BRACE);
 	*close = '\0';
 
 	ret = parse_expr(inner, prog, ctx);
@@ -805,7 +356,7 @@ static int parse_deref(char *arg, struct fetch_prog *prog,
 
 	insn = prog_cur(prog);
 	if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA)
-		return tp_inval(ctx->offset, COMM_CANT_DEREF);
+		return trace_probe_inval(ctx->offset, COMM_CANT_DEREF);
 	insn = prog_next_or_log(prog, ctx->offset);
 	if (!insn)
 		return -EINVAL;
@@ -835,14 +386,14 @@ static int parse_this_cpu(char *arg, struct fetch_prog *prog,
 	if (!len)
 		len = str_has_prefix(arg, "this_cpu_ptr(");
 	if (!(ctx->flags & TPARG_FL_KERNEL))
-		return tp_inval(base, NOSUP_PERCPU);
+		return trace_probe_inval(base, NOSUP_PERCPU);
 
 	inner = arg + len;
 	close = strrchr(inner, ')');
 	if (!close)
-		return tp_inval(base + len + strlen(inner), DEREF_OPEN_BRACE);
+		return trace_probe_inval(base + len + strlen(inner), DEREF_OPEN_BRACE);
 	if (close[1])
-		return tp_inval(base + (close + 1 - arg), BAD_FETCH_ARG);
+		return trace_probe_inval(base + (close + 1 - arg), BAD_FETCH_ARG);
 	*close = '\0';
 	ctx->offset = base + len;
 	ret = parse_expr(inner, prog, ctx);
@@ -856,7 +407,7 @@ static int parse_this_cpu(char *arg, struct fetch_prog *prog,
 		insn->op = FETCH_OP_NOP;
 		prog->cur--;
 	} else if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA) {
-		return tp_inval(base + len, COMM_CANT_DEREF);
+		return trace_probe_inval(base + len, COMM_CANT_DEREF);
 	}
 
 	insn = prog_next_or_log(prog, base);
@@ -916,28 +467,28 @@ static int parse_typecast(char *arg, struct fetch_prog *prog,
 	for (p = arg + 1; isalnum(*p) || *p == '_'; p++)
 		;
 	if (!(isalpha(arg[1]) || arg[1] == '_') || (*p != ')' && *p != ','))
-		return tp_inval(base, BAD_FETCH_ARG);
+		return trace_probe_inval(base, BAD_FETCH_ARG);
 
 	if (!(ctx->flags & TPARG_FL_KERNEL) ||
 	    !IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) ||
 	    !((ctx->flags & TPARG_FL_TEVENT) ||
 	      tparg_is_function_entry(ctx->flags) ||
 	      tparg_is_function_return(ctx->flags)))
-		return tp_inval(base, NOSUP_BTFARG);
+		return trace_probe_inval(base, NOSUP_BTFARG);
 
 	close = strchr(arg, ')');
 	if (!close)
-		return tp_inval(base + strlen(arg), DEREF_OPEN_BRACE);
+		return trace_probe_inval(base + strlen(arg), DEREF_OPEN_BRACE);
 	*close = '\0';
 	var = close + 1;
 	end = typecast_var_end(var);
 	if (!end)
-		return tp_inval(base + (var - arg) + strlen(var),
-				DEREF_OPEN_BRACE);
+		return trace_probe_inval(base + (var - arg) + strlen(var),
+					 DEREF_OPEN_BRACE);
 	if (!str_has_prefix(end, "->"))
-		return tp_inval(base + (end - arg), TYPECAST_REQ_FIELD);
+		return trace_probe_inval(base + (end - arg), TYPECAST_REQ_FIELD);
 	if (var[0] == '@' && !isdigit(var[1]) && strpbrk(var, "+-") < end)
-		return tp_inval(base + (var - arg), TYPECAST_SYM_OFFSET);
+		return trace_probe_inval(base + (var - arg), TYPECAST_SYM_OFFSET);
 	*end = '\0';
 	if (var[0] == '(') {
 		var++;
@@ -948,7 +499,7 @@ static int parse_typecast(char *arg, struct fetch_prog *prog,
 	if ((ctx->flags & TPARG_FL_TEVENT) && (isalpha(var[0]) || var[0] == '_')) {
 		field = tevent_field(ctx, var);
 		if (!field)
-			return tp_inval(ctx->offset, NO_EVENT_FIELD);
+			return trace_probe_inval(ctx->offset, NO_EVENT_FIELD);
 		insn = prog_cur(prog);
 		insn->op = FETCH_OP_TP_ARG;
 		insn->data = field;
@@ -959,11 +510,11 @@ static int parse_typecast(char *arg, struct fetch_prog *prog,
 			return ret;
 		insn = prog_cur(prog);
 		if (insn->op == FETCH_OP_COMM || insn->op == FETCH_OP_DATA)
-			return tp_inval(ctx->offset, COMM_CANT_DEREF);
+			return trace_probe_inval(ctx->offset, COMM_CANT_DEREF);
 	}
 
-	return tp_parse_btf_typecast(arg + 1, base + 1, end + 2,
-				     base + (end + 2 - arg), prog, ctx);
+	return trace_probe_parse_btf_typecast(arg + 1, base + 1, end + 2,
+					      base + (end + 2 - arg), prog, ctx);
 }
 
 /* "\IMM" or "\"STRING\"": a constant. */
@@ -980,7 +531,7 @@ static int parse_immediate(char *arg, struct fetch_prog *prog,
 		body++;
 		len = strlen(body);
 		if (!len || body[len - 1] != '"')
-			return tp_inval(ctx->offset + 2 + len, IMMSTR_NO_CLOSE);
+			return trace_probe_inval(ctx->offset + 2 + len, IMMSTR_NO_CLOSE);
 		insn->data = kstrndup(body, len - 1, GFP_KERNEL);
 		if (!insn->data)
 			return -ENOMEM;
@@ -997,7 +548,7 @@ static int parse_immediate(char *arg, struct fetch_prog *prog,
 	else
 		ret = -EINVAL;
 	if (ret)
-		return tp_fail(ctx->offset + 1, BAD_IMM, ret);
+		return trace_probe_fail(ctx->offset + 1, BAD_IMM, ret);
 	insn->op = FETCH_OP_IMM;
 	insn->immediate = imm;
 	return 0;
@@ -1058,8 +609,8 @@ static int parse_expr(char *arg, struct fetch_prog *prog,
 		/* a parameter name, known from BTF */
 		if (!tparg_is_function_entry(ctx->flags) &&
 		    !tparg_is_function_return(ctx->flags))
-			return tp_inval(ctx->offset, NOSUP_BTFARG);
-		ret = tp_parse_btf_arg(arg, prog, ctx);
+			return trace_probe_inval(ctx->offset, NOSUP_BTFARG);
+		ret = trace_probe_parse_btf_arg(arg, prog, ctx);
 		break;
 	}
 
@@ -1190,10 +741,10 @@ static int finish_prog(struct fetch_prog *prog, struct probe_arg *parg,
 	if (type && type[0] == 'b') {
 		ret = add_bitfield(type, prog, parg->type);
 		if (ret)
-			return tp_fail(ctx->offset + type_offs, BAD_BITFIELD, ret);
+			return trace_probe_fail(ctx->offset + type_offs, BAD_BITFIELD, ret);
 	} else if (!type && IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
 		   ctx->last_type) {
-		ret = tp_add_btf_bitfield(prog, ctx);
+		ret = trace_probe_add_btf_bitfield(prog, ctx);
 		if (ret)
 			return ret;
 	}
@@ -1202,7 +753,7 @@ static int finish_prog(struct fetch_prog *prog, struct probe_arg *parg,
 		if (store->op != FETCH_OP_ST_MEM &&
 		    store->op != FETCH_OP_ST_STRING &&
 		    store->op != FETCH_OP_ST_USTRING)
-			return tp_inval(ctx->offset + type_offs, BAD_STRING);
+			return trace_probe_inval(ctx->offset + type_offs, BAD_STRING);
 		insn = prog_next_or_log(prog, ctx->offset);
 		if (!insn)
 			return -E2BIG;
@@ -1242,7 +793,7 @@ static int parse_array_count(char *lb, const char *arg, struct probe_arg *parg,
 		else
 			return 0;
 	}
-	return __tp_fail(ctx->offset + (lb - arg), err, -EINVAL);
+	return __trace_probe_fail(ctx->offset + (lb - arg), err, -EINVAL);
 }
 
 /*
@@ -1272,13 +823,14 @@ static char *parse_arg_type(char *arg, struct probe_arg *parg,
 	    (!strcmp(arg, "$comm") || !strcmp(arg, "$COMM") ||
 	     !strncmp(arg, "\\\"", 2))) {
 		if (parg->count || (type && strcmp(type, "string")))
-			return ERR_PTR(tp_inval(ctx->offset + type_offs, NEED_STRING_TYPE));
-		parg->type = tp_find_fetch_type("string", ctx->flags);
+			return ERR_PTR(trace_probe_inval(ctx->offset + type_offs,
+							 NEED_STRING_TYPE));
+		parg->type = trace_probe_find_fetch_type("string", ctx->flags);
 	} else {
-		parg->type = tp_find_fetch_type(type, ctx->flags);
+		parg->type = trace_probe_find_fetch_type(type, ctx->flags);
 	}
 	if (!parg->type)
-		return ERR_PTR(tp_inval(ctx->offset + type_offs, BAD_TYPE));
+		return ERR_PTR(trace_probe_inval(ctx->offset + type_offs, BAD_TYPE));
 	return type;
 }
 
@@ -1292,9 +844,9 @@ static int parse_arg_body(const char *body, ssize_t *size,
 	int n, ret, len = strlen(body);
 
 	if (len > MAX_ARGSTR_LEN)
-		return tp_fail(ctx->offset, ARG_TOO_LONG, -E2BIG);
+		return trace_probe_fail(ctx->offset, ARG_TOO_LONG, -E2BIG);
 	if (!len)
-		return tp_inval(ctx->offset, NO_ARG_BODY);
+		return trace_probe_inval(ctx->offset, NO_ARG_BODY);
 
 	arg = kstrdup(body, GFP_KERNEL);
 	parg->comm = kstrdup(body, GFP_KERNEL);
@@ -1323,9 +875,9 @@ static int parse_arg_body(const char *body, ssize_t *size,
 	/* without ":TYPE", BTF knows better than the default */
 	if (IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) && ctx->last_type) {
 		if (!type) {
-			parg->type = tp_btf_fetch_type(ctx);
+			parg->type = trace_probe_btf_fetch_type(ctx);
 		} else if (strstr(type, "string")) {
-			ret = tp_prepare_btf_string(type, prog, ctx);
+			ret = trace_probe_prepare_btf_string(type, prog, ctx);
 			if (ret)
 				goto out;
 		}
@@ -1359,7 +911,7 @@ static int parse_arg_body(const char *body, ssize_t *size,
 out:
 	/* on success the data moved to parg->code with the instructions */
 	if (ret && prog)
-		free_insn_data(prog->insn, FETCH_INSN_MAX);
+		trace_probe_free_insn_data(prog->insn, FETCH_INSN_MAX);
 	kfree(prog);
 	kfree(arg);
 	return ret;
@@ -1422,9 +974,9 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 	ctx->tp = tp;
 	if (eq) {
 		if (eq - arg > MAX_ARG_NAME_LEN)
-			return tp_inval(0, ARG_NAME_TOO_LONG);
+			return trace_probe_inval(0, ARG_NAME_TOO_LONG);
 		if (eq == arg)
-			return tp_inval(0, NO_ARG_NAME);
+			return trace_probe_inval(0, NO_ARG_NAME);
 		parg->name = kmemdup_nul(arg, eq - arg, GFP_KERNEL);
 		body = eq + 1;
 	} else {
@@ -1434,9 +986,9 @@ int traceprobe_parse_probe_arg(struct trace_probe *tp, int i, const char *arg,
 		return -ENOMEM;
 
 	if (!is_good_name(parg->name))
-		return tp_inval(0, BAD_ARG_NAME);
+		return trace_probe_inval(0, BAD_ARG_NAME);
 	if (arg_name_taken(parg->name, tp->args, i))
-		return tp_inval(0, USED_ARG_NAME);
+		return trace_probe_inval(0, USED_ARG_NAME);
 
 	ctx->offset = body - arg;
 	return parse_arg_body(body, &tp->size, parg, ctx);
@@ -1470,20 +1022,6 @@ int traceprobe_parse_args(struct trace_probe *tp, int argc, const char *argv[],
 	}
 	ret = traceprobe_set_print_fmt(tp, ptype);
 	return ret < 0 ? ret : 0;
-}
-
-/**
- * traceprobe_free_probe_arg - free what a parsed argument owns
- * @arg: the argument (the struct itself is not freed)
- */
-void traceprobe_free_probe_arg(struct probe_arg *arg)
-{
-	if (arg->code)
-		free_insn_data(arg->code, INT_MAX);
-	kfree(arg->code);
-	kfree(arg->name);
-	kfree(arg->comm);
-	kfree(arg->fmt);
 }
 
 /**

@@ -394,8 +394,9 @@ static inline int trace_probe_unregister_event_call(struct trace_probe *tp)
 }
 
 /*
- * A probe's life with its event (trace_probe.c): init, then append to an
- * existing event or register a new one, and unlink + cleanup at the end.
+ * A probe's life with its event (trace_probe_event.c): init, then append
+ * to an existing event or register a new one, and unlink + cleanup at
+ * the end.
  */
 int trace_probe_init(struct trace_probe *tp, const char *event, const char *group,
 		     bool alloc_filter, int nargs);
@@ -546,7 +547,7 @@ void destroy_local_trace_uprobe(struct trace_event_call *event_call);
 
 /*
  * Errors reported to tracefs error_log.  The messages live in
- * trace_probe.c (tp_err_text[]), indexed by these values.
+ * trace_probe_event.c (probe_err_text[]), indexed by these values.
  */
 enum trace_probe_error {
 	/* uprobe target */
@@ -662,16 +663,17 @@ void trace_probe_log_set_index(int index);
 
 /*
  * Report @err at @offs and give back @ret, for a parser's
- * "return tp_fail(offs, ERR, ret);" (tp_inval() when @ret is -EINVAL).
+ * "return trace_probe_fail(offs, ERR, ret);" (trace_probe_inval() when
+ * @ret is -EINVAL).
  */
-static inline int __tp_fail(int offs, int err, int ret)
+static inline int __trace_probe_fail(int offs, int err, int ret)
 {
 	__trace_probe_log_err(offs, err);
 	return ret;
 }
 
-#define tp_fail(offs, err, ret)	__tp_fail(offs, TP_ERR_##err, ret)
-#define tp_inval(offs, err)	tp_fail(offs, err, -EINVAL)
+#define trace_probe_fail(offs, err, ret)	__trace_probe_fail(offs, TP_ERR_##err, ret)
+#define trace_probe_inval(offs, err)		trace_probe_fail(offs, err, -EINVAL)
 
 struct uprobe_dispatch_data {
 	struct trace_uprobe	*tu;

@@ -3,8 +3,9 @@
  * Probe event arguments named by BTF: function parameters ("$arg1",
  * "name", "name->member"), $retval with its type, and the rewriting of
  * "$arg*" and "$argN" into parameter names.  Part of the fetch-argument
- * engine (see trace_probe.c).  Without CONFIG_PROBE_EVENTS_BTF_ARGS only
- * stubs that refuse BTF names are built.
+ * engine (see trace_probe.c): called by trace_probe.c, it calls only
+ * trace_probe_event.c.  Without CONFIG_PROBE_EVENTS_BTF_ARGS only stubs
+ * that refuse BTF names are built.
  */
 #define pr_fmt(fmt)	"trace_probe: " fmt
 
@@ -130,13 +131,13 @@ static const char *btf_to_type_name(const struct btf_type *t,
 }
 
 const struct fetch_type *
-tp_btf_fetch_type(struct traceprobe_parse_context *ctx)
+trace_probe_btf_fetch_type(struct traceprobe_parse_context *ctx)
 {
 	const char *name = NULL;
 
 	if (ctx->btf && ctx->last_type)
 		name = btf_to_type_name(ctx->last_type, ctx);
-	return tp_find_fetch_type(name, ctx->flags);
+	return trace_probe_find_fetch_type(name, ctx->flags);
 }
 
 /*
@@ -156,7 +157,7 @@ static int btf_split_member(char *name, char **rest,
 		return 0;
 	}
 	if (sep[1] != '>')
-		return tp_inval(ctx->offset + sep - name, BAD_HYPHEN);
+		return trace_probe_inval(ctx->offset + sep - name, BAD_HYPHEN);
 	*sep = '\0';
 	*rest = sep + 2;
 	return 1;
@@ -194,7 +195,7 @@ static const struct btf_type *btf_member(const struct btf_type *t,
 
 	t = btf_type_skip_modifiers(ctx->btf, m->type, &tid);
 	if (!t)
-		return ERR_PTR(tp_inval(ctx->offset, BAD_BTF_TID));
+		return ERR_PTR(trace_probe_inval(ctx->offset, BAD_BTF_TID));
 	return t;
 }
 
@@ -217,10 +218,10 @@ static int btf_parse_members(char *name, const struct btf_type *t,
 	for (; name; ctx->last_type = t, pointee = NULL) {
 		if (!pointee) {
 			if (BTF_INFO_KIND(t->info) != BTF_KIND_PTR)
-				return tp_inval(ctx->offset, NO_PTR_STRCT);
+				return trace_probe_inval(ctx->offset, NO_PTR_STRCT);
 			pointee = btf_type_skip_modifiers(ctx->btf, t->type, &tid);
 			if (!pointee)
-				return tp_inval(ctx->offset, BAD_BTF_TID);
+				return trace_probe_inval(ctx->offset, BAD_BTF_TID);
 		}
 		t = pointee;
 
@@ -282,14 +283,14 @@ static int btf_parse_current(char *name, struct fetch_prog *prog,
 	if (arrow < 0)
 		return arrow;
 	if (!arrow)
-		return tp_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
+		return trace_probe_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
 
 	if (btf_context_or_vmlinux(ctx))
-		return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
+		return trace_probe_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
 	id = btf_find_by_name_kind(ctx->btf, "task_struct", BTF_KIND_STRUCT);
 	task = id > 0 ? btf_type_by_id(ctx->btf, id) : NULL;
 	if (!task)
-		return tp_inval(ctx->offset, BAD_BTF_TID);
+		return trace_probe_inval(ctx->offset, BAD_BTF_TID);
 
 	prog_cur(prog)->op = FETCH_OP_CURRENT;
 	ctx->last_bitoffs = 0;
@@ -305,9 +306,9 @@ static int btf_parse_current(char *name, struct fetch_prog *prog,
  * @members_offs.  With FIELD, VAR points at that member: the first hop
  * reads at the member's offset less FIELD's.
  */
-int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
-			  int members_offs, struct fetch_prog *prog,
-			  struct traceprobe_parse_context *ctx)
+int trace_probe_parse_btf_typecast(char *cast, int cast_offs, char *members,
+				   int members_offs, struct fetch_prog *prog,
+				   struct traceprobe_parse_context *ctx)
 {
 	const struct btf_type *st, *t;
 	char *asgn, *name, *rest, *arrow;
@@ -319,28 +320,28 @@ int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
 	if (asgn)
 		*asgn++ = '\0';
 	if (btf_context_or_vmlinux(ctx))
-		return tp_fail(cast_offs - 1, NOSUP_BTFARG, -EOPNOTSUPP);
+		return trace_probe_fail(cast_offs - 1, NOSUP_BTFARG, -EOPNOTSUPP);
 	id = btf_find_by_name_kind(ctx->btf, cast, BTF_KIND_STRUCT);
 	if (id < 0)
 		id = btf_find_by_name_kind(ctx->btf, cast, BTF_KIND_UNION);
 	st = id > 0 ? btf_type_by_id(ctx->btf, id) : NULL;
 	if (!st)
-		return tp_inval(cast_offs, NO_PTR_STRCT);
+		return trace_probe_inval(cast_offs, NO_PTR_STRCT);
 
 	if (asgn) {
 		int field_offs = cast_offs + (asgn - cast);
 
 		arrow = strstr(asgn, "->");
 		if (arrow)
-			return tp_inval(cast_offs + (arrow - cast),
-					TYPECAST_BAD_ARROW);
+			return trace_probe_inval(cast_offs + (arrow - cast),
+						 TYPECAST_BAD_ARROW);
 		ctx->offset = field_offs;
 		for (t = st, name = asgn; name; name = rest) {
 			rest = strchr(name, '.');
 			if (rest)
 				*rest++ = '\0';
 			if (!*name)
-				return tp_inval(ctx->offset, NO_BTF_FIELD);
+				return trace_probe_inval(ctx->offset, NO_BTF_FIELD);
 			t = btf_member(t, name, &bits, ctx);
 			if (IS_ERR(t))
 				return PTR_ERR(t);
@@ -348,7 +349,7 @@ int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
 				ctx->offset += rest - name;
 		}
 		if (ctx->last_bitsize || bits % BITS_PER_BYTE)
-			return tp_inval(field_offs, TYPECAST_NOT_ALIGNED);
+			return trace_probe_inval(field_offs, TYPECAST_NOT_ALIGNED);
 	}
 
 	ctx->offset = members_offs;
@@ -361,8 +362,8 @@ int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
 }
 
 /* A function parameter (or $retval) named by BTF, with members. */
-int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
-		     struct traceprobe_parse_context *ctx)
+int trace_probe_parse_btf_arg(char *name, struct fetch_prog *prog,
+			      struct traceprobe_parse_context *ctx)
 {
 	struct fetch_insn *insn = prog_cur(prog);
 	const struct btf_type *t;
@@ -378,25 +379,26 @@ int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 	if (arrow < 0)
 		return arrow;
 	if (!arrow && members)
-		return tp_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
+		return trace_probe_fail(ctx->offset + members - name, NOSUP_DAT_ARG, -EOPNOTSUPP);
 
 	if ((ctx->flags & TPARG_FL_RETURN) && !strcmp(name, "$retval")) {
 		insn->op = FETCH_OP_RETVAL;
 		if (query_btf_context(ctx) == 0) {
 			if (!ctx->proto->type)
-				return tp_fail(ctx->offset, NO_RETVAL, -ENOENT);
+				return trace_probe_fail(ctx->offset, NO_RETVAL, -ENOENT);
 			tid = ctx->proto->type;
 			goto found;
 		}
 		if (members)
-			return tp_fail(ctx->offset + members - name, NO_BTF_ENTRY, -ENOENT);
+			return trace_probe_fail(ctx->offset + members - name,
+						NO_BTF_ENTRY, -ENOENT);
 		return 0;
 	}
 
 	if (!ctx->proto) {
 		ret = query_btf_context(ctx);
 		if (ret < 0 || !ctx->nr_params)
-			return tp_fail(ctx->offset, NO_BTF_ENTRY, -ENOENT);
+			return trace_probe_fail(ctx->offset, NO_BTF_ENTRY, -ENOENT);
 	}
 
 	for (i = 0; i < ctx->nr_params; i++) {
@@ -409,7 +411,7 @@ int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 			insn->op = FETCH_OP_ARG;
 			insn->param = i + !!(ctx->flags & TPARG_FL_TPOINT);
 		} else if (tparg_is_function_return(ctx->flags)) {
-			ret = tp_save_entry_arg(ctx->tp, i);
+			ret = trace_probe_save_entry_arg(ctx->tp, i);
 			if (ret < 0)
 				return ret;
 			insn->op = FETCH_OP_EDATA;
@@ -418,12 +420,12 @@ int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
 		tid = ctx->params[i].type;
 		goto found;
 	}
-	return tp_fail(ctx->offset, NO_BTFARG, -ENOENT);
+	return trace_probe_fail(ctx->offset, NO_BTFARG, -ENOENT);
 
 found:
 	t = btf_type_skip_modifiers(ctx->btf, tid, &tid);
 	if (!t)
-		return tp_inval(ctx->offset, BAD_BTF_TID);
+		return trace_probe_inval(ctx->offset, BAD_BTF_TID);
 	ctx->last_type = t;
 	ctx->last_bitoffs = 0;
 	ctx->last_bitsize = 0;
@@ -434,8 +436,8 @@ found:
 }
 
 /* A BTF bitfield member the user gave no type for. */
-int tp_add_btf_bitfield(struct fetch_prog *prog,
-			struct traceprobe_parse_context *ctx)
+int trace_probe_add_btf_bitfield(struct fetch_prog *prog,
+				 struct traceprobe_parse_context *ctx)
 {
 	struct fetch_insn *insn;
 
@@ -455,8 +457,8 @@ int tp_add_btf_bitfield(struct fetch_prog *prog,
  * ":string" on a BTF value: a char array is read in place, a char
  * pointer needs one more dereference, anything else is refused.
  */
-int tp_prepare_btf_string(const char *type, struct fetch_prog *prog,
-			  struct traceprobe_parse_context *ctx)
+int trace_probe_prepare_btf_string(const char *type, struct fetch_prog *prog,
+				   struct traceprobe_parse_context *ctx)
 {
 	struct fetch_insn *insn;
 
@@ -464,7 +466,7 @@ int tp_prepare_btf_string(const char *type, struct fetch_prog *prog,
 	    btf_is_char_array(ctx->btf, ctx->last_type))
 		return 0;
 	if (!btf_is_char_ptr(ctx->btf, ctx->last_type))
-		return tp_inval(ctx->offset, BAD_TYPE4STR);
+		return trace_probe_inval(ctx->offset, BAD_TYPE4STR);
 	insn = prog_next_or_log(prog, ctx->offset);
 	if (!insn)
 		return -E2BIG;
@@ -485,33 +487,33 @@ static void clear_btf_context(struct traceprobe_parse_context *ctx)
 	ctx->btf = NULL;
 }
 
-int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
-		     struct traceprobe_parse_context *ctx)
+int trace_probe_parse_btf_arg(char *name, struct fetch_prog *prog,
+			      struct traceprobe_parse_context *ctx)
 {
-	return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
+	return trace_probe_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
 }
 
-int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
-			  int members_offs, struct fetch_prog *prog,
-			  struct traceprobe_parse_context *ctx)
+int trace_probe_parse_btf_typecast(char *cast, int cast_offs, char *members,
+				   int members_offs, struct fetch_prog *prog,
+				   struct traceprobe_parse_context *ctx)
 {
-	return tp_fail(cast_offs - 1, NOSUP_BTFARG, -EOPNOTSUPP);
+	return trace_probe_fail(cast_offs - 1, NOSUP_BTFARG, -EOPNOTSUPP);
 }
 
-int tp_add_btf_bitfield(struct fetch_prog *prog,
-			struct traceprobe_parse_context *ctx)
+int trace_probe_add_btf_bitfield(struct fetch_prog *prog,
+				 struct traceprobe_parse_context *ctx)
 {
-	return tp_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
+	return trace_probe_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);
 }
 
 const struct fetch_type *
-tp_btf_fetch_type(struct traceprobe_parse_context *ctx)
+trace_probe_btf_fetch_type(struct traceprobe_parse_context *ctx)
 {
-	return tp_find_fetch_type(NULL, ctx->flags);
+	return trace_probe_find_fetch_type(NULL, ctx->flags);
 }
 
-int tp_prepare_btf_string(const char *type, struct fetch_prog *prog,
-			  struct traceprobe_parse_context *ctx)
+int trace_probe_prepare_btf_string(const char *type, struct fetch_prog *prog,
+				   struct traceprobe_parse_context *ctx)
 {
 	return 0;
 }
@@ -536,14 +538,14 @@ static int scan_var_args(int argc, const char *argv[], int *star,
 		trace_probe_log_set_index(i + 2);
 		if (!tparg_is_function_entry(ctx->flags) &&
 		    !tparg_is_function_return(ctx->flags))
-			return tp_inval(0, NOFENTRY_ARGS);
+			return trace_probe_inval(0, NOFENTRY_ARGS);
 		found = 1;
 		if (isdigit(argv[i][4]))
 			continue;
 		if (argv[i][4] != '*')
-			return tp_inval(0, BAD_VAR);
+			return trace_probe_inval(0, BAD_VAR);
 		if (*star >= 0 && *star < argc)
-			return tp_inval(0, DOUBLE_ARGS);
+			return trace_probe_inval(0, DOUBLE_ARGS);
 		*star = i;
 	}
 	return found;
@@ -565,11 +567,11 @@ static const char *put_param_name(int idx, const char *suffix, char *buf,
 		name = btf_name_by_offset(ctx->btf, ctx->params[idx].name_off);
 	if (!name) {
 		err = idx < ctx->nr_params ? TP_ERR_NO_BTF_ENTRY : TP_ERR_NO_BTFARG;
-		return ERR_PTR(__tp_fail(0, err, -ENOENT));
+		return ERR_PTR(__trace_probe_fail(0, err, -ENOENT));
 	}
 	len = snprintf(at, size - *used, "%s%s", name, suffix);
 	if (len >= size - *used)
-		return ERR_PTR(tp_fail(0, ARGS_2LONG, -E2BIG));
+		return ERR_PTR(trace_probe_fail(0, ARGS_2LONG, -E2BIG));
 	*used += len + 1;
 	return at;
 }
@@ -608,7 +610,7 @@ const char **traceprobe_expand_meta_args(int argc, const char *argv[],
 		if (star < 0)
 			return NULL;
 		/* $arg* needs BTF */
-		return ERR_PTR(tp_fail(0, NOSUP_BTFARG, -EOPNOTSUPP));
+		return ERR_PTR(trace_probe_fail(0, NOSUP_BTFARG, -EOPNOTSUPP));
 	}
 
 	if (star >= 0)

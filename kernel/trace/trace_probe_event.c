@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probe events as trace events: the format file and print fmt built
- * from the arguments' types, and the trace_probe <-> trace_probe_event
- * bookkeeping (several probes may share one event).  Part of the
- * fetch-argument engine (see trace_probe.c).
+ * The bottom of the fetch-argument engine (see trace_probe.c): what the
+ * parser (trace_probe.c) and the BTF arguments (trace_probe_btf.c) build
+ * on; it calls neither of them.  error_log reporting, the fetch types and
+ * the printing of recorded values, freeing parsed arguments, the entry
+ * data of return probes; and probe events as trace events: the format
+ * file and print fmt built from the arguments' types, and the
+ * trace_probe <-> trace_probe_event bookkeeping (several probes may
+ * share one event).
  */
 #define pr_fmt(fmt)	"trace_probe: " fmt
 
@@ -11,6 +15,478 @@
 
 #include "trace_output.h"
 #include "trace_probe_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* error_log                                                          */
+
+static const char *probe_err_text[TP_NR_ERRORS] = {
+	[TP_ERR_FILE_NOT_FOUND]		= "Failed to find the given file",
+	[TP_ERR_NO_REGULAR_FILE]	= "Not a regular file",
+	[TP_ERR_BAD_REFCNT]		= "Invalid reference counter offset",
+	[TP_ERR_REFCNT_OPEN_BRACE]	= "Reference counter brace is not closed",
+	[TP_ERR_BAD_REFCNT_SUFFIX]	= "Reference counter has wrong suffix",
+	[TP_ERR_BAD_UPROBE_OFFS]	= "Invalid uprobe offset",
+	[TP_ERR_BAD_MAXACT_TYPE]	= "Maxactive is only for function exit",
+	[TP_ERR_BAD_MAXACT]		= "Invalid maxactive number",
+	[TP_ERR_MAXACT_TOO_BIG]		= "Maxactive is too big",
+	[TP_ERR_BAD_PROBE_ADDR]		= "Invalid probed address or symbol",
+	[TP_ERR_NON_UNIQ_SYMBOL]	= "The symbol is not unique",
+	[TP_ERR_BAD_RETPROBE]		= "Retprobe address must be an function entry",
+	[TP_ERR_NO_TRACEPOINT]		= "Tracepoint is not found",
+	[TP_ERR_BAD_TP_NAME]		= "Invalid character in tracepoint name",
+	[TP_ERR_BAD_ADDR_SUFFIX]	= "Invalid probed address suffix",
+	[TP_ERR_NO_GROUP_NAME]		= "Group name is not specified",
+	[TP_ERR_GROUP_TOO_LONG]		= "Group name is too long",
+	[TP_ERR_BAD_GROUP_NAME]		= "Group name must follow the same rules as C identifiers",
+	[TP_ERR_NO_EVENT_NAME]		= "Event name is not specified",
+	[TP_ERR_EVENT_TOO_LONG]		= "Event name is too long",
+	[TP_ERR_BAD_EVENT_NAME]		= "Event name must follow the same rules as C identifiers",
+	[TP_ERR_EVENT_EXIST]		= "Given group/event name is already used by another event",
+	[TP_ERR_RETVAL_ON_PROBE]	= "$retval is not available on probe",
+	[TP_ERR_NO_RETVAL]		= "This function returns 'void' type",
+	[TP_ERR_BAD_STACK_NUM]		= "Invalid stack number",
+	[TP_ERR_BAD_ARG_NUM]		= "Invalid argument number",
+	[TP_ERR_BAD_VAR]		= "Invalid $-variable specified",
+	[TP_ERR_BAD_REG_NAME]		= "Invalid register name",
+	[TP_ERR_BAD_MEM_ADDR]		= "Invalid memory address",
+	[TP_ERR_BAD_IMM]		= "Invalid immediate value",
+	[TP_ERR_IMMSTR_NO_CLOSE]	= "String is not closed with '\"'",
+	[TP_ERR_FILE_ON_KPROBE]		= "File offset is not available with kprobe",
+	[TP_ERR_BAD_FILE_OFFS]		= "Invalid file offset value",
+	[TP_ERR_SYM_ON_UPROBE]		= "Symbol is not available with uprobe",
+	[TP_ERR_TOO_MANY_OPS]		= "Dereference is too much nested",
+	[TP_ERR_DEREF_NEED_BRACE]	= "Dereference needs a brace",
+	[TP_ERR_BAD_DEREF_OFFS]		= "Invalid dereference offset",
+	[TP_ERR_DEREF_OPEN_BRACE]	= "Dereference brace is not closed",
+	[TP_ERR_COMM_CANT_DEREF]	= "$comm can not be dereferenced",
+	[TP_ERR_BAD_FETCH_ARG]		= "Invalid fetch argument",
+	[TP_ERR_ARRAY_NO_CLOSE]		= "Array is not closed",
+	[TP_ERR_BAD_ARRAY_SUFFIX]	= "Array has wrong suffix",
+	[TP_ERR_BAD_ARRAY_NUM]		= "Invalid array size",
+	[TP_ERR_ARRAY_TOO_BIG]		= "Array number is too big",
+	[TP_ERR_BAD_TYPE]		= "Unknown type is specified",
+	[TP_ERR_BAD_STRING]		= "String accepts only memory argument",
+	[TP_ERR_BAD_SYMSTRING]		= "Symbol String doesn't accept data/userdata",
+	[TP_ERR_BAD_BITFIELD]		= "Invalid bitfield",
+	[TP_ERR_ARG_NAME_TOO_LONG]	= "Argument name is too long",
+	[TP_ERR_NO_ARG_NAME]		= "Argument name is not specified",
+	[TP_ERR_BAD_ARG_NAME]		= "Argument name must follow the same rules as C identifiers",
+	[TP_ERR_USED_ARG_NAME]		= "This argument name is already used",
+	[TP_ERR_ARG_TOO_LONG]		= "Argument expression is too long",
+	[TP_ERR_NO_ARG_BODY]		= "No argument expression",
+	[TP_ERR_TOO_MANY_ARGS]		= "Too many arguments are specified",
+	[TP_ERR_NOSUP_PERCPU]		= "Per-cpu variable access is only for kernel probes",
+	[TP_ERR_TYPECAST_REQ_FIELD]	= "Typecast requires a field access",
+	[TP_ERR_TYPECAST_SYM_OFFSET]	= "@SYM+/-OFFSET with typecast needs parentheses",
+	[TP_ERR_TYPECAST_NOT_ALIGNED]	= "Typecast field option is not byte-aligned",
+	[TP_ERR_TYPECAST_BAD_ARROW]	= "Typecast field option does not support -> operator",
+	[TP_ERR_NO_EVENT_FIELD]		= "This event field is not found.",
+	[TP_ERR_BAD_INSN_BNDRY]		= "Probe point is not an instruction boundary",
+	[TP_ERR_FAIL_REG_PROBE]		= "Failed to register probe event",
+	[TP_ERR_DIFF_PROBE_TYPE]	= "Probe type is different from existing probe",
+	[TP_ERR_DIFF_ARG_TYPE]		= "Argument type or name is different from existing probe",
+	[TP_ERR_SAME_PROBE]		= "There is already the exact same probe event",
+	[TP_ERR_NO_EVENT_INFO]		= "This requires both group and event name to attach",
+	[TP_ERR_BAD_ATTACH_EVENT]	= "Attached event does not exist",
+	[TP_ERR_BAD_ATTACH_ARG]		= "Attached event does not have this field",
+	[TP_ERR_NO_EP_FILTER]		= "No filter rule after 'if'",
+	[TP_ERR_NOSUP_BTFARG]		= "BTF is not available or not supported",
+	[TP_ERR_NO_BTFARG]		= "This variable is not found at this probe point",
+	[TP_ERR_NO_BTF_ENTRY]		= "No BTF entry for this probe point",
+	[TP_ERR_BAD_VAR_ARGS]		= "$arg* must be an independent parameter without name etc.",
+	[TP_ERR_NOFENTRY_ARGS]		= "$arg* can be used only on function entry or exit",
+	[TP_ERR_DOUBLE_ARGS]		= "$arg* can be used only once in the parameters",
+	[TP_ERR_ARGS_2LONG]		= "$arg* failed because the argument list is too long",
+	[TP_ERR_ARGIDX_2BIG]		= "$argN index is too big",
+	[TP_ERR_NO_PTR_STRCT]		= "This is not a pointer to union/structure.",
+	[TP_ERR_NOSUP_DAT_ARG]		= "Non pointer structure/union argument is not supported.",
+	[TP_ERR_BAD_HYPHEN]		= "Failed to parse single hyphen. Forgot '>'?",
+	[TP_ERR_NO_BTF_FIELD]		= "This field is not found.",
+	[TP_ERR_BAD_BTF_TID]		= "Failed to get BTF type info.",
+	[TP_ERR_BAD_TYPE4STR]		= "This type does not fit for string.",
+	[TP_ERR_NEED_STRING_TYPE]	= "$comm and immediate-string only accepts string type",
+	[TP_ERR_EVENT_TOO_BIG]		= "Event too big (too many fields?)",
+};
+
+/* The command being parsed; all under dyn_event_ops_mutex. */
+struct probe_log_state {
+	const char	*subsystem;
+	const char	**argv;
+	int		argc;
+	int		index;	/* word the next error points into */
+};
+static struct probe_log_state probe_log;
+
+extern struct mutex dyn_event_ops_mutex;
+
+/**
+ * trace_probe_log_init - start reporting errors for one command
+ * @subsystem: the name error_log shows ("trace_kprobe", ...)
+ * @argc: number of words of the command
+ * @argv: the words; they must stay valid until trace_probe_log_clear()
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_init(const char *subsystem, int argc, const char **argv)
+{
+	lockdep_assert_held(&dyn_event_ops_mutex);
+	probe_log = (struct probe_log_state) {
+		.subsystem = subsystem, .argv = argv, .argc = argc,
+	};
+}
+
+/**
+ * trace_probe_log_clear - stop reporting errors for the current command
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_clear(void)
+{
+	trace_probe_log_init(NULL, 0, NULL);
+}
+
+/**
+ * trace_probe_log_set_index - choose the word later errors point into
+ * @index: word index; argc or more means "just after the command"
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_set_index(int index)
+{
+	lockdep_assert_held(&dyn_event_ops_mutex);
+	probe_log.index = index;
+}
+
+/* Where word @n starts in the command joined by single spaces. */
+static int probe_log_word_start(int n)
+{
+	int i, start = 0;
+
+	for (i = 0; i < n && i < probe_log.argc; i++)
+		start += strlen(probe_log.argv[i]) + 1;
+	return start;
+}
+
+/**
+ * __trace_probe_log_err - report an error to error_log
+ * @offset: position of the culprit in the current word
+ * @err: TP_ERR_* value
+ *
+ * Writes the command (its words joined by single spaces) with a caret
+ * under the culprit.  Context: dyn_event_ops_mutex held, may sleep.
+ */
+void __trace_probe_log_err(int offset, int err)
+{
+	int i, pos, total;
+	char *cmd, *p;
+
+	lockdep_assert_held(&dyn_event_ops_mutex);
+
+	if (!probe_log.argc || !probe_log.argv)
+		return;
+	total = probe_log_word_start(probe_log.argc);
+	/* past the last word: after it and its separator, at offset 0 */
+	pos = probe_log_word_start(probe_log.index);
+	if (probe_log.index >= probe_log.argc)
+		offset = 0;
+
+	cmd = kzalloc(total, GFP_KERNEL);
+	if (!cmd)
+		return;
+	for (i = 0, p = cmd; i < probe_log.argc; i++)
+		p += sprintf(p, i ? " %s" : "%s", probe_log.argv[i]);
+
+	tracing_log_err(NULL, probe_log.subsystem, cmd, probe_err_text, err,
+			pos + offset);
+	kfree(cmd);
+}
+
+/* ------------------------------------------------------------------ */
+/* Types                                                              */
+
+#define FT(_name, _size, _signed, _kind, _fmt, _fmttype)		\
+	{ .name = _name, .size = _size, .is_signed = _signed,		\
+	  .is_string = (_kind) == PROBE_PRINT_STRING, .kind = _kind,	\
+	  .fmt = _fmt, .fmttype = _fmttype }
+
+#define FT_STRING(_name)						\
+	FT(_name, sizeof(u32), true, PROBE_PRINT_STRING,		\
+	   "\\\"%s\\\"", "__data_loc char[]")
+
+/*
+ * Every type an argument can have.  Strings are flagged signed, as the
+ * format file has always shown them; "symbol" is an address-sized
+ * unsigned field.
+ */
+static const struct fetch_type fetch_types[] = {
+	FT_STRING("string"),
+	FT_STRING("ustring"),
+	FT_STRING("symstr"),
+	FT("u8",  1, false, PROBE_PRINT_UNSIGNED, "%u",   "u8"),
+	FT("u16", 2, false, PROBE_PRINT_UNSIGNED, "%u",   "u16"),
+	FT("u32", 4, false, PROBE_PRINT_UNSIGNED, "%u",   "u32"),
+	FT("u64", 8, false, PROBE_PRINT_UNSIGNED, "%Lu",  "u64"),
+	FT("s8",  1, true,  PROBE_PRINT_SIGNED,   "%d",   "s8"),
+	FT("s16", 2, true,  PROBE_PRINT_SIGNED,   "%d",   "s16"),
+	FT("s32", 4, true,  PROBE_PRINT_SIGNED,   "%d",   "s32"),
+	FT("s64", 8, true,  PROBE_PRINT_SIGNED,   "%Ld",  "s64"),
+	FT("x8",  1, false, PROBE_PRINT_HEX,      "0x%x", "u8"),
+	FT("x16", 2, false, PROBE_PRINT_HEX,      "0x%x", "u16"),
+	FT("x32", 4, false, PROBE_PRINT_HEX,      "0x%x", "u32"),
+	FT("x64", 8, false, PROBE_PRINT_HEX,      "0x%Lx", "u64"),
+	FT("char", 1, false, PROBE_PRINT_CHAR,    "'%c'", "u8"),
+	FT("symbol", sizeof(long), false, PROBE_PRINT_SYMBOL, "%pS",
+	   BITS_PER_LONG == 64 ? "u64" : "u32"),
+};
+
+/* The type of an argument written without ":TYPE": a hex long. */
+#define DEFAULT_TYPE_NAME	(BITS_PER_LONG == 64 ? "x64" : "x32")
+
+static const struct fetch_type *lookup_type_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(fetch_types); i++)
+		if (!strcmp(fetch_types[i].name, name))
+			return &fetch_types[i];
+	return NULL;
+}
+
+/*
+ * The type a ":TYPE" suffix names (NULL: the default).  A bitfield
+ * "b<width>@<offset>/<container>" is stored as its unsigned container;
+ * its layout is checked later by add_bitfield().
+ */
+const struct fetch_type *trace_probe_find_fetch_type(const char *name,
+						     unsigned int flags)
+{
+	unsigned long bits;
+	const char *slash;
+
+	if (!name)
+		return lookup_type_name(DEFAULT_TYPE_NAME);
+
+	/* uprobes have no kernel symbols to print */
+	if ((flags & TPARG_FL_USER) &&
+	    (!strcmp(name, "symbol") || !strcmp(name, "symstr")))
+		return NULL;
+
+	if (name[0] != 'b')
+		return lookup_type_name(name);
+
+	slash = strchr(name, '/');
+	if (!slash || kstrtoul(slash + 1, 0, &bits))
+		return NULL;
+	switch (bits) {
+	case 8:
+		return lookup_type_name("u8");
+	case 16:
+		return lookup_type_name("u16");
+	case 32:
+		return lookup_type_name("u32");
+	case 64:
+		return lookup_type_name("u64");
+	}
+	return NULL;
+}
+
+/* Print one value of type @t at @data; @ent is the whole entry. */
+static bool print_value(struct trace_seq *s, const struct fetch_type *t,
+			void *data, void *ent)
+{
+	u64 v = probe_load_uint(data, t->size);
+
+	switch (t->kind) {
+	case PROBE_PRINT_UNSIGNED:
+		trace_seq_printf(s, "%llu", v);
+		break;
+	case PROBE_PRINT_SIGNED:
+		/* sign-extend from the type's width */
+		trace_seq_printf(s, "%lld",
+				 (s64)(v << (64 - 8 * t->size)) >> (64 - 8 * t->size));
+		break;
+	case PROBE_PRINT_HEX:
+		trace_seq_printf(s, "0x%llx", v);
+		break;
+	case PROBE_PRINT_CHAR:
+		trace_seq_printf(s, "'%c'", (char)v);
+		break;
+	case PROBE_PRINT_SYMBOL:
+		trace_seq_printf(s, "%pS", (void *)*(unsigned long *)data);
+		break;
+	case PROBE_PRINT_STRING:
+		if (!get_loc_len(*(u32 *)data))
+			trace_seq_puts(s, FAULT_STRING);
+		else
+			trace_seq_printf(s, "\"%s\"",
+					 (const char *)get_loc_data(data, ent));
+		break;
+	}
+	return !trace_seq_has_overflowed(s);
+}
+
+/**
+ * trace_probe_print_args - print the arguments of a record
+ * @s: where to print
+ * @args: the probe's arguments
+ * @nr_args: how many
+ * @data: the argument part of the record
+ * @field: the record (data locations are relative to it)
+ *
+ * Prints " NAME=VALUE" for each argument, arrays as "{V,V,...}".
+ *
+ * Return: 0, or -ENOMEM when @s overflowed.
+ */
+int trace_probe_print_args(struct trace_seq *s, struct probe_arg *args,
+			   int nr_args, u8 *data, void *field)
+{
+	int i, j;
+
+	for (i = 0; i < nr_args; i++) {
+		struct probe_arg *a = &args[i];
+		u8 *p = data + a->offset;
+
+		trace_seq_printf(s, " %s=", a->name);
+		if (!a->count) {
+			if (!print_value(s, a->type, p, field))
+				return -ENOMEM;
+			continue;
+		}
+		for (j = 0; j < a->count; j++, p += a->type->size) {
+			trace_seq_putc(s, j ? ',' : '{');
+			if (!print_value(s, a->type, p, field))
+				return -ENOMEM;
+		}
+		trace_seq_putc(s, '}');
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Freeing fetch programs                                             */
+
+/* Free what the instructions own (symbol names, immediate strings). */
+void trace_probe_free_insn_data(struct fetch_insn *insn, int n)
+{
+	int i;
+
+	for (i = 0; i < n && insn[i].op != FETCH_OP_END; i++)
+		if (insn[i].op == FETCH_NOP_SYMBOL || insn[i].op == FETCH_OP_DATA)
+			kfree(insn[i].data);
+}
+
+/**
+ * traceprobe_free_probe_arg - free what a parsed argument owns
+ * @arg: the argument (the struct itself is not freed)
+ */
+void traceprobe_free_probe_arg(struct probe_arg *arg)
+{
+	if (arg->code)
+		trace_probe_free_insn_data(arg->code, INT_MAX);
+	kfree(arg->code);
+	kfree(arg->name);
+	kfree(arg->comm);
+	kfree(arg->fmt);
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry data of return probes                                        */
+
+#ifdef CONFIG_HAVE_FUNCTION_ARG_ACCESS_API
+/* An entry-data program of @n instructions, all FETCH_OP_END. */
+static struct probe_entry_arg *alloc_entry_arg(unsigned int n)
+{
+	struct probe_entry_arg *ea = kzalloc(sizeof(*ea), GFP_KERNEL);
+
+	if (ea)
+		ea->code = kcalloc(n, sizeof(*ea->code), GFP_KERNEL);
+	if (!ea || !ea->code) {
+		kfree(ea);
+		return NULL;
+	}
+	ea->size = n;
+	while (n--)
+		ea->code[n].op = FETCH_OP_END;
+	return ea;
+}
+
+/*
+ * Make the entry handler of @tp save function argument @argnum and
+ * return the offset of its slot in the entry data.  An argument that is
+ * already saved keeps its slot.
+ */
+int trace_probe_save_entry_arg(struct trace_probe *tp, unsigned int argnum)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	unsigned int i;
+
+	if (!ea) {
+		/* one slot per argument at most, plus the END */
+		ea = alloc_entry_arg(tp->nr_args + 1);
+		if (!ea)
+			return -ENOMEM;
+		tp->entry_arg = ea;
+	}
+
+	for (i = 0; i + 1 < ea->size; i++) {
+		struct fetch_insn *insn = &ea->code[i];
+
+		if (insn->op == FETCH_OP_END) {
+			insn->op = FETCH_OP_ARG;
+			insn->param = argnum;
+			return i * sizeof(unsigned long);
+		}
+		if (insn->param == argnum)
+			return i * sizeof(unsigned long);
+	}
+	return -ENOSPC;
+}
+
+/**
+ * traceprobe_get_entry_data_size - size of the entry data of @tp
+ * @tp: a return probe
+ *
+ * Return: the bytes the entry handler stores (0 if none).
+ */
+int traceprobe_get_entry_data_size(struct trace_probe *tp)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	unsigned int n = 0;
+
+	if (!ea)
+		return 0;
+	while (n < ea->size && ea->code[n].op == FETCH_OP_ARG)
+		n++;
+	return n * sizeof(unsigned long);
+}
+
+/**
+ * store_trace_entry_data - save the entry data of a return probe
+ * @edata: traceprobe_get_entry_data_size() bytes
+ * @tp: the probe
+ * @regs: registers at function entry
+ *
+ * Context: the probe's entry handler (any context, NMI included).
+ */
+void store_trace_entry_data(void *edata, struct trace_probe *tp, struct pt_regs *regs)
+{
+	struct probe_entry_arg *ea = tp->entry_arg;
+	unsigned long *slot = edata;
+	unsigned int i;
+
+	if (!ea)
+		return;
+	for (i = 0; i < ea->size && ea->code[i].op == FETCH_OP_ARG; i++)
+		slot[i] = regs_get_kernel_argument(regs, ea->code[i].param);
+}
+
+NOKPROBE_SYMBOL(store_trace_entry_data)
+#else
+int trace_probe_save_entry_arg(struct trace_probe *tp, unsigned int argnum)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Event format: print fmt and fields                                 */
@@ -262,7 +738,7 @@ int trace_probe_define_hit_fields(struct trace_event_call *call,
 /* Probes and their events                                            */
 
 /* Free an event nobody refers to any more, with the strings it owns. */
-static void tp_event_release(struct trace_probe_event *tpe)
+static void tpe_release(struct trace_probe_event *tpe)
 {
 	free_field_strings(tpe);
 	kfree(tpe->call.print_fmt);
@@ -289,7 +765,7 @@ int trace_probe_append(struct trace_probe *tp, struct trace_probe *to)
 	/* @tp is the only probe of its event: drop the event, join @to's */
 	list_move_tail(&tp->list, &to->event->probes);
 	tp->event = to->event;
-	tp_event_release(own);
+	tpe_release(own);
 	return 0;
 }
 
@@ -315,7 +791,7 @@ void trace_probe_unlink(struct trace_probe *tp)
 	list_del_init(&tp->list);
 	up_write(&trace_event_sem);
 	if (list_empty(&tpe->probes))
-		tp_event_release(tpe);
+		tpe_release(tpe);
 }
 
 /**
@@ -402,7 +878,7 @@ find_trace_event_call(const char *system, const char *event_name)
 }
 
 /* Is GROUP/EVENT of @tp already an event (ours or anyone's)? */
-static bool tp_event_name_taken(struct trace_probe *tp)
+static bool event_name_taken(struct trace_probe *tp)
 {
 	return find_trace_event_call(trace_probe_group_name(tp),
 				     trace_probe_name(tp)) != NULL;
@@ -412,7 +888,7 @@ static bool tp_event_name_taken(struct trace_probe *tp)
  * TP_FLAG_TRACE says "some instance file is linked": keep it in step
  * with the link list after every change to it.
  */
-static void tp_sync_trace_flag(struct trace_probe *tp)
+static void sync_trace_flag(struct trace_probe *tp)
 {
 	if (list_empty(&tp->event->files))
 		trace_probe_clear_flag(tp, TP_FLAG_TRACE);
@@ -434,7 +910,7 @@ int trace_probe_register_event_call(struct trace_probe *tp)
 
 	lockdep_assert_held(&event_mutex);
 
-	if (tp_event_name_taken(tp))
+	if (event_name_taken(tp))
 		return err;
 	err = register_trace_event(ev) ? 0 : -ENODEV;
 	if (!err) {
@@ -460,7 +936,7 @@ int trace_probe_add_file(struct trace_probe *tp, struct trace_event_file *file)
 	if (link) {
 		*link = (struct event_file_link){ .file = file };
 		list_add_tail_rcu(&link->list, &tp->event->files);
-		tp_sync_trace_flag(tp);
+		sync_trace_flag(tp);
 	}
 	return link ? 0 : -ENOMEM;
 }
@@ -500,7 +976,7 @@ int trace_probe_remove_file(struct trace_probe *tp,
 
 	if (link) {
 		list_del_rcu(&link->list);
-		tp_sync_trace_flag(tp);
+		sync_trace_flag(tp);
 		kvfree_rcu_mightsleep(link);
 	}
 	return link ? 0 : -ENOENT;

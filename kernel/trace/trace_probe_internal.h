@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the fetch-argument engine share and nobody else
- * sees: trace_probe.c (parsing arguments into fetch programs),
- * trace_probe_btf.c (arguments named by BTF) and trace_probe_event.c
- * (event formats, and probes with their events).  The interface to the
- * probe event front ends, and to the uprobe, eprobe and BPF code of the
- * tree, is trace_probe.h.
+ * sees.  Calls go one way: trace_probe.c (parsing arguments into fetch
+ * programs) calls trace_probe_btf.c (arguments named by BTF), and both
+ * call trace_probe_event.c (error_log, the fetch types, the entry data
+ * of return probes, event formats, and probes with their events), which
+ * calls neither.  The fetch_prog helpers below are for the first two;
+ * the interface to the probe event front ends, and to the uprobe, eprobe
+ * and BPF code of the tree, is trace_probe.h.
  */
 #ifndef _TRACE_PROBE_INTERNAL_H
 #define _TRACE_PROBE_INTERNAL_H
@@ -46,29 +48,31 @@ static inline struct fetch_insn *prog_next_or_log(struct fetch_prog *prog,
 	return insn;
 }
 
-/* trace_probe.c: the fetch type named @name, or NULL. */
-const struct fetch_type *tp_find_fetch_type(const char *name,
-					    unsigned int flags);
+/* trace_probe_event.c: the fetch type named @name, or NULL. */
+const struct fetch_type *trace_probe_find_fetch_type(const char *name,
+						     unsigned int flags);
 /*
- * trace_probe.c: have the entry of a return probe save argument
+ * trace_probe_event.c: have the entry of a return probe save argument
  * @argnum; returns its slot in the entry data, or a negative error.
  */
-int tp_save_entry_arg(struct trace_probe *tp, unsigned int argnum);
+int trace_probe_save_entry_arg(struct trace_probe *tp, unsigned int argnum);
+/* trace_probe_event.c: free what @n instructions own (up to FETCH_OP_END). */
+void trace_probe_free_insn_data(struct fetch_insn *insn, int n);
 
 /*
- * trace_probe_btf.c.  Without CONFIG_PROBE_EVENTS_BTF_ARGS these are
- * stubs that refuse BTF names.
+ * trace_probe_btf.c, for trace_probe.c.  Without
+ * CONFIG_PROBE_EVENTS_BTF_ARGS these are stubs that refuse BTF names.
  */
 const struct fetch_type *
-tp_btf_fetch_type(struct traceprobe_parse_context *ctx);
-int tp_parse_btf_typecast(char *cast, int cast_offs, char *members,
-			  int members_offs, struct fetch_prog *prog,
-			  struct traceprobe_parse_context *ctx);
-int tp_parse_btf_arg(char *name, struct fetch_prog *prog,
-		     struct traceprobe_parse_context *ctx);
-int tp_add_btf_bitfield(struct fetch_prog *prog,
-			struct traceprobe_parse_context *ctx);
-int tp_prepare_btf_string(const char *type, struct fetch_prog *prog,
-			  struct traceprobe_parse_context *ctx);
+trace_probe_btf_fetch_type(struct traceprobe_parse_context *ctx);
+int trace_probe_parse_btf_typecast(char *cast, int cast_offs, char *members,
+				   int members_offs, struct fetch_prog *prog,
+				   struct traceprobe_parse_context *ctx);
+int trace_probe_parse_btf_arg(char *name, struct fetch_prog *prog,
+			      struct traceprobe_parse_context *ctx);
+int trace_probe_add_btf_bitfield(struct fetch_prog *prog,
+				 struct traceprobe_parse_context *ctx);
+int trace_probe_prepare_btf_string(const char *type, struct fetch_prog *prog,
+				   struct traceprobe_parse_context *ctx);
 
 #endif /* _TRACE_PROBE_INTERNAL_H */
