@@ -213,7 +213,7 @@ ftracetest: $(if $(filter base,$(IMPL)),base,initramfs)
 		$(CHECK_TIMEOUT) $(FRAGMENTS)
 
 patches: base
-	@$(HARNESS)/series/patches.sh . $(BUILD)
+	@python3 $(HARNESS)/series/series.py . $(BUILD)
 
 # make patches-check: git am the series onto a fresh base, build at every
 # patch, checkpatch --strict every patch (PATCHES_FROM=N, PATCHES_BUILD=0).

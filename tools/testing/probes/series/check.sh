@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make patches-check: the series that "make patches" wrote applies to a
-# fresh copy of the base with git am, builds at every patch, and passes
-# checkpatch --strict with no error.
+# make patches-check: the series that "make patches" wrote (the topics of
+# series/plan, in build/patches/order.txt's order) applies to a fresh copy
+# of the base with git am, builds at every patch, passes checkpatch
+# --strict with no error, and breaks no shape rule (series.py's report).
 #
 #   series/check.sh ARCH BUILD_DIR FRAGMENT...
 #
@@ -21,7 +22,8 @@
 # PATCHES_BUILD=kbuild builds only the patches that change a Makefile,
 # Kbuild or Kconfig file or a header (the changes that most often break
 # other patches' builds or the order of the series), PATCHES_BUILD=kconfig
-# only those that change a Kconfig file (what CI has time for).
+# only those that change a Kconfig file, PATCHES_BUILD=changed every patch
+# except those that change nothing the build reads (builds_nothing()).
 #
 # Writes $BUILD/results/patches-check.txt: one line per patch (applied,
 # built, checkpatch errors and warnings) and a summary line.  Exits
@@ -58,11 +60,36 @@ touches_kbuild() {
 	grep -E '^diff --git ' "$1" | awk '{ print $3 }' | grep -qE "$re"
 }
 
+# Does patch $1 leave every file the build reads as it was?  True when
+# it only changes Documentation/, tools/ or MAINTAINERS, or adds files
+# that no Makefile of theirs names yet (a .c or .S whose object is not in
+# its directory's Makefile; a new header, which only files of the same
+# patch can include).  Its build would be the previous patch's.
+builds_nothing() {
+	local c=${commits[$1]} st f o
+	while read -r st f; do
+		case $f in Documentation/*|tools/*|MAINTAINERS) continue ;; esac
+		[ "$st" = A ] || return 1
+		case $f in
+		*.h) ;;
+		*.c|*.S)
+			o=$(basename "${f%.*}").o
+			if git -C "$tree" show "$c:$(dirname "$f")/Makefile" 2>/dev/null |
+			   grep -qw -- "$o"; then
+				return 1
+			fi ;;
+		*) return 1 ;;
+		esac
+	done < <(git -C "$tree" diff --no-renames --name-status "$c^" "$c")
+	return 0
+}
+
 # Is patch $1 to be built?  PATCHES_ONLY, else PATCHES_FROM onwards.
 want_build() {
 	local i=$1 r
 	case $do_build in
 	kbuild|kconfig) touches_kbuild "${series[$((i - 1))]}"; return ;;
+	changed) ! builds_nothing "$i"; return ;;
 	esac
 	[ "$do_build" = 1 ] || return 1
 	[ -n "$only" ] || { [ "$i" -ge "$from" ]; return; }
@@ -75,9 +102,10 @@ want_build() {
 	return 1
 }
 
-mapfile -t series < <(ls "$patches"/[0-9][0-9][0-9][0-9]-*.patch 2>/dev/null |
-	grep -v '/0000-cover-letter.patch$' || true)
+# The patches in order (series.py writes the list): NN-TOPIC/NNNN-*.patch.
+mapfile -t series < "$patches/order.txt" 2>/dev/null || true
 [ ${#series[@]} -gt 0 ] || { echo "patches-check: no patches in $patches (make patches)" >&2; exit 1; }
+shape=$build/results/series-shape.txt
 
 cc="${cross}gcc"
 if command -v ccache >/dev/null; then
@@ -109,8 +137,8 @@ git -C "$tree" config user.email "probes@localhost"
 # what no patch of ours changes).
 mkdir -p "$(dirname "$report")"
 : > "$report.tmp"
-rm -f "$report.tmp.err"
-declare -a commits cp_err cp_warn
+rm -f "$report.tmp.err" "$report.tmp.topics"
+declare -a commits cp_err cp_warn built
 n=0
 for p in "${series[@]}"; do
 	n=$((n + 1))
@@ -177,8 +205,10 @@ for i in $(seq 1 "$n"); do
 		[ "$w" = 0 ] || status="$status, $w compiler warnings"
 	else
 		skipped=$((skipped + 1))
+		[ "$do_build" = changed ] && status="not built (builds nothing new)"
 	fi
-	line="$(basename "$p"): applied, $status, checkpatch ${cp_err[$i]} errors ${cp_warn[$i]} warnings"
+	built[$i]=$status
+	line="$(basename "$(dirname "$p")")/$(basename "$p"): applied, $status, checkpatch ${cp_err[$i]} errors ${cp_warn[$i]} warnings"
 	echo "$line" >> "$report.tmp"
 	log PATCH "$line"
 done
@@ -189,12 +219,34 @@ for i in $(seq 1 "$n"); do
 	errs=$((errs + cp_err[$i]))
 	warns=$((warns + cp_warn[$i]))
 done
-summary="patches-check: $n patches applied, $built_ok built, $built_bad build failures, $skipped not built, checkpatch $errs errors, $warns warnings"
+# Per topic: patches, the largest (series.py's shape report), builds.
+# A topic's last patch is not booted here: "boots" says so.
+topics=$(for p in "${series[@]}"; do basename "$(dirname "$p")"; done | uniq)
+for topic in $topics; do
+	tb=0 tf=0 tn=0
+	for i in $(seq 1 "$n"); do
+		[ "$(basename "$(dirname "${series[$((i - 1))]}")")" = "$topic" ] || continue
+		tn=$((tn + 1))
+		case ${built[$i]} in
+		built*) tb=$((tb + 1)) ;;
+		BUILD*) tf=$((tf + 1)) ;;
+		esac
+	done
+	largest=$(grep -m1 "^${topic#[0-9][0-9]-}: " "$shape" 2>/dev/null |
+		sed 's/.*largest \([0-9]*\) lines.*/\1/')
+	echo "topic $topic: $tn patches, largest ${largest:-?} lines, built $tb, build failures $tf, not built $((tn - tb - tf)), boots: not run" >> "$report.tmp.topics"
+done
+rules=$(tail -1 "$shape" 2>/dev/null | sed -n 's/.* \([0-9]*\) rules broken.*/\1/p')
+summary="patches-check: $n patches applied, $built_ok built, $built_bad build failures, $skipped not built, checkpatch $errs errors, $warns warnings, ${rules:-?} shape rules broken"
 {
 	cat "$report.tmp"
 	[ -f "$report.tmp.err" ] && { echo "checkpatch errors:"; cat "$report.tmp.err"; }
+	cat "$report.tmp.topics"
+	grep -F BROKEN "$shape" 2>/dev/null || true
 	echo "$summary"
 } > "$report"
-rm -f "$report.tmp" "$report.tmp.err"
+cat "$report.tmp.topics"
+grep -F BROKEN "$shape" 2>/dev/null || true
+rm -f "$report.tmp" "$report.tmp.err" "$report.tmp.topics"
 echo "$summary"
-[ "$built_bad" = 0 ] && [ "$errs" = 0 ]
+[ "$built_bad" = 0 ] && [ "$errs" = 0 ] && [ "${rules:-1}" = 0 ]
