@@ -97,15 +97,20 @@ def read_plan(path):
     return topics
 
 
+def fresh_worktree(base, tree, branch):
+    """Worktree TREE of the base repository on BRANCH, reset to the base."""
+    git(base, "worktree", "prune")
+    if not os.path.exists(os.path.join(tree, ".git")):
+        git(base, "worktree", "add", "-q", "-B", branch, tree, "base")
+    git(tree, "checkout", "-q", "-B", branch, "base")
+    git(tree, "reset", "-q", "--hard", "base")
+    git(tree, "clean", "-qfdx")
+
+
 def final_tree(repo, build, base):
     """The tree object of HEAD's kernel files laid over the base."""
     tree = os.path.join(build, "series-final")
-    git(base, "worktree", "prune")
-    if not os.path.exists(os.path.join(tree, ".git")):
-        git(base, "worktree", "add", "-q", "-B", "series-final", tree, "base")
-    git(tree, "checkout", "-q", "-B", "series-final", "base")
-    git(tree, "reset", "-q", "--hard", "base")
-    git(tree, "clean", "-qfdx")
+    fresh_worktree(base, tree, "series-final")
     for m in (".overlay.manifest", ".deleted.manifest"):
         if os.path.exists(tree + m):
             os.unlink(tree + m)
@@ -122,9 +127,10 @@ def final_tree(repo, build, base):
 
 
 def numstat(tree, rev):
-    """(added, removed, path) of each file a commit changes."""
+    """(added, removed, path) of each file a commit changes (a rename
+    counts only the lines it changes)."""
     out = []
-    for line in git(tree, "show", "--no-renames", "--numstat", "--format=",
+    for line in git(tree, "show", "-M", "--numstat", "--format=",
                     rev).splitlines():
         a, d, p = line.split("\t", 2)
         out.append((0 if a == "-" else int(a), 0 if d == "-" else int(d), p))
@@ -212,12 +218,7 @@ def main():
     changed = set(git(base, "diff", "--no-renames", "--name-only", "base",
                       final).splitlines())
 
-    git(base, "worktree", "prune")
-    if not os.path.exists(os.path.join(tree, ".git")):
-        git(base, "worktree", "add", "-q", "-B", "series", tree, "base")
-    git(tree, "checkout", "-q", "-B", "series", "base")
-    git(tree, "reset", "-q", "--hard", "base")
-    git(tree, "clean", "-qfdx")
+    fresh_worktree(base, tree, "series")
 
     name = git(repo, "config", "user.name", check=False).strip() or \
         "Probes Developers"
@@ -279,7 +280,6 @@ def main():
     # The shape of each patch and topic.
     shape, bad, mine = [], 0, {}
     for topic, patches in topics:
-        largest = max(patches, key=lambda q: q.lines) if patches else None
         for p in patches:
             stat = numstat(tree, p.commit)
             check_kind(tree, p, stat)
