@@ -110,6 +110,7 @@ struct kprobe {
 #define KPROBE_FLAG_OPTIMIZED		4  /* site runs (or will run) a jump */
 #define KPROBE_FLAG_FTRACE		8  /* site is an ftrace location */
 #define KPROBE_FLAG_ON_FUNC_ENTRY	16 /* probe is at a function entry */
+#define KPROBE_FLAG_ARMED_ONCE		32 /* site was armed at least once */
 
 /*
  * The flags of a registered probe change under kprobe_mutex while the hit
@@ -136,6 +137,18 @@ static inline bool kprobe_optimized(struct kprobe *p)
 static inline bool kprobe_ftrace(struct kprobe *p)
 {
 	return READ_ONCE(p->flags) & KPROBE_FLAG_FTRACE;
+}
+
+/*
+ * Whether the copies an arch made of @p's instruction may ever have run:
+ * false while the core has never armed @p's site, e.g. when the
+ * registration was refused for another probe of its batch and rolled
+ * back.  arch_remove_kprobe() may give such slots back for reuse at once
+ * instead of after a retiring pass.
+ */
+static inline bool kprobe_ever_armed(struct kprobe *p)
+{
+	return READ_ONCE(p->flags) & KPROBE_FLAG_ARMED_ONCE;
 }
 
 /*

@@ -712,8 +712,10 @@ int kprobe_arm_sites(struct kprobe_site **sites, unsigned int n)
 		mutex_unlock(&text_mutex);
 		cpus_read_unlock();
 	}
-	for (i = 0; i < cnt; i++)
+	for (i = 0; i < cnt; i++) {
 		todo[i]->armed = true;
+		kprobe_flags_set(site_kp(todo[i]), KPROBE_FLAG_ARMED_ONCE);
+	}
 out:
 	batch_free(todo);
 	return ret;

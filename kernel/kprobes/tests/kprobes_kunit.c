@@ -294,8 +294,48 @@ static void register_kprobes_rollback_after_attach_keeps_others(struct kunit *te
 	unregister_kprobe(&keep.kp);
 	KUNIT_EXPECT_FALSE(test, kpk_site_exists(keep.kp.addr));
 }
+
+/*
+ * Slots of a site that was never armed cannot have run: a batch refused
+ * at its last probe gives the others' boost slots back for reuse at
+ * once.  A sweep of mid-function probes refused batch after batch used
+ * to release them dirty, until each next registration waited for a
+ * retiring pass and its RCU Tasks grace period (RELIABILITY.md, finding
+ * 39).
+ */
+static int kpk_dirty_slots(void)
+{
+	return READ_ONCE(kprobe_insn_slots.nr_garbage);
+}
+
+static void refused_batch_leaves_no_dirty_slot(struct kunit *test)
+{
+	unsigned long site = kpk_insn_at(kpk_target, 9, 1);
+	unsigned long mid = kpk_insn_at(kpk_target2, 4, 2);
+	struct kpk_probe a, bad;
+	struct kprobe *kps[2] = { &a.kp, &bad.kp };
+
+	KUNIT_ASSERT_NE(test, site, 0UL);
+	KUNIT_ASSERT_NE(test, mid, 0UL);
+	kpk_init(&a, (void *)site, 1);
+	kpk_init(&bad, (void *)mid + 1, 2);
+	/* No slot released dirty before, and no pass still to end. */
+	kprobe_insn_slots_flush();
+	KUNIT_ASSERT_EQ(test, kpk_dirty_slots(), 0);
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 2), -EILSEQ);
+	/* a's site was prepared with a boost slot, then rolled back. */
+	KUNIT_EXPECT_NOT_NULL(test, a.kp.ainsn.boost);
+	KUNIT_EXPECT_FALSE(test, kpk_site_exists(a.kp.addr));
+	KUNIT_EXPECT_EQ(test, kpk_dirty_slots(), 0);
+}
 #else
 static void register_kprobes_rollback_after_attach_keeps_others(struct kunit *test)
+{
+	kunit_skip(test, "instruction boundaries are checked on x86 only");
+}
+
+static void refused_batch_leaves_no_dirty_slot(struct kunit *test)
 {
 	kunit_skip(test, "instruction boundaries are checked on x86 only");
 }
@@ -1528,6 +1568,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(single_live_user_follows_every_change),
 	KUNIT_CASE(register_kprobes_rolls_back_on_bad_entry),
 	KUNIT_CASE(register_kprobes_rollback_after_attach_keeps_others),
+	KUNIT_CASE(refused_batch_leaves_no_dirty_slot),
 	KUNIT_CASE(refusals_have_their_errno),
 	KUNIT_CASE(mid_instruction_is_eilseq),
 	KUNIT_CASE(landing_pad_offsets_are_eilseq),

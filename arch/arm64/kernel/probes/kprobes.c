@@ -278,8 +278,10 @@ void arch_disarm_kprobes_batch(struct kprobe **ps, unsigned int n)
  * @p: a disarmed probe
  *
  * Process context, a grace period after the site went out of every
- * lookup; no lock held.  The boost slot is freed "dirty": a CPU may have
- * left the BRK handler for it and still be running it.
+ * lookup; no lock held.  The boost slot is freed "dirty" if the site
+ * was ever armed: a CPU may have left the BRK handler for it and still be
+ * running it.  A site that never was (a refused batch's rollback) gives
+ * it back clean, for reuse without a retiring pass.
  */
 void arch_remove_kprobe(struct kprobe *p)
 {
@@ -288,7 +290,7 @@ void arch_remove_kprobe(struct kprobe *p)
 		p->ainsn.insn = NULL;
 	}
 	if (p->ainsn.boost) {
-		free_insn_slot(p->ainsn.boost, 1);
+		free_insn_slot(p->ainsn.boost, kprobe_ever_armed(p));
 		p->ainsn.boost = NULL;
 	}
 }

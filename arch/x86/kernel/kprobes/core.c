@@ -505,8 +505,10 @@ int arch_prepare_kprobe(struct kprobe *p)
  * @p: a disarmed probe
  *
  * Process context, a grace period after the site went out of every
- * lookup; no lock held.  The boost slot is freed "dirty": a CPU may have
- * left the int3 handler for it and still be running it.
+ * lookup; no lock held.  The boost slot is freed "dirty" if the site
+ * was ever armed: a CPU may have left the int3 handler for it and still be
+ * running it.  A site that never was (a refused batch's rollback) gives
+ * it back clean, for reuse without a retiring pass.
  */
 void arch_remove_kprobe(struct kprobe *p)
 {
@@ -515,7 +517,7 @@ void arch_remove_kprobe(struct kprobe *p)
 		p->ainsn.insn = NULL;
 	}
 	if (p->ainsn.boost) {
-		free_insn_slot(p->ainsn.boost, 1);
+		free_insn_slot(p->ainsn.boost, kprobe_ever_armed(p));
 		p->ainsn.boost = NULL;
 	}
 }
