@@ -328,8 +328,8 @@ void kprobes_of_free(struct kprobe **kps, struct kprobe **one)
 int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 {
 	struct kprobe_site *one_site, **sites;
+	unsigned int i, n, nr_attached = 0;
 	struct kprobe_reg one_reg, *r;
-	unsigned int i, n;
 	LIST_HEAD(doomed);
 	int ret = 0;
 
@@ -356,8 +356,10 @@ int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 	cpus_read_lock();
 	jump_label_lock();
 	mutex_lock(&text_mutex);
-	for (i = 0; i < num && !ret; i++)
+	for (i = 0; i < num && !ret; i++) {
 		ret = kprobe_attach(kps[i], &r[i]);
+		nr_attached += r[i].attached;
+	}
 	mutex_unlock(&text_mutex);
 	jump_label_unlock();
 	cpus_read_unlock();
@@ -399,9 +401,14 @@ rollback:
 	doom_unused(sites, n, &doomed);
 unlock:
 	mutex_unlock(&kprobe_mutex);
-	if (ret) {
-		/* Readers may still walk the probes we took back. */
-		synchronize_rcu();
+	if (ret && nr_attached) {
+		/*
+		 * Readers may still walk the probes we took back: the same
+		 * wait as an unregistration's (expedited, see
+		 * kprobes_unregister_finish()).  A batch refused before any
+		 * of it was attached published nothing and does not wait.
+		 */
+		synchronize_rcu_expedited();
 		kprobe_sites_free_doomed(&doomed);
 		for (i = 0; i < num; i++) {
 			if (!r[i].attached)
