@@ -31,7 +31,8 @@
  *		past their ftrace site, each boundary taken with a chance of
  *		1 in "mid_every" ("seed" seeds the choice).  x86 finds the
  *		boundaries with the kernel's own instruction decoder (built
- *		into this module: it is not exported); fixed-size
+ *		into this module: it is not exported), and leaves out the
+ *		int3s that fill gaps no code runs in; fixed-size
  *		instructions elsewhere.
  *
  * A batch that fails is halved until each failing entry has failed
@@ -153,8 +154,10 @@ static struct {
 	unsigned long *ips;
 	unsigned int batches;
 	unsigned int failed_batches;
+	unsigned int nr_filler;	/* mid sites left out: no code runs there */
 	unsigned long missed;
 	u64 register_ns;
+	u64 failed_ns;		/* in register_ns: the calls that failed */
 	u64 unregister_ns;
 	unsigned long armed_hits;
 	unsigned long late_hits;
@@ -285,22 +288,30 @@ static bool sweep_func_bounds(unsigned long ip, unsigned long *start,
 
 /*
  * Length of the instruction at @addr, or a negative errno when it cannot
- * be decoded.
+ * be decoded.  *@filler says whether it is one no code runs: on x86 an
+ * int3, which pads functions and fills the tail of each return thunk
+ * jump that alternatives turned into a ret.  The core refuses a probe
+ * there (-EOPNOTSUPP); as one site in fourteen, they made every other
+ * batch fail and be halved.
  */
-static int sweep_insn_len(unsigned long addr)
+static int sweep_insn_len(unsigned long addr, bool *filler)
 {
 #ifdef CONFIG_X86
 	u8 buf[MAX_INSN_SIZE];
 	struct insn insn;
 
+	*filler = false;
 	if (copy_from_kernel_nofault(buf, (void *)addr, sizeof(buf)))
 		return -EFAULT;
 	if (insn_decode(&insn, buf, sizeof(buf), INSN_MODE_KERN) < 0)
 		return -EILSEQ;
+	*filler = buf[0] == INT3_INSN_OPCODE;
 	return insn.length;
 #elif defined(CONFIG_ARM64)
+	*filler = false;
 	return AARCH64_INSN_SIZE;
 #else
+	*filler = false;
 	return -EOPNOTSUPP;
 #endif
 }
@@ -331,6 +342,7 @@ static void sweep_add_unresolved(unsigned long func)
 static int sweep_add_mid_sites(unsigned long func, struct rnd_state *rnd)
 {
 	unsigned long start, size, off;
+	bool filler;
 	int len;
 
 	if (!sweep_func_bounds(func, &start, &size)) {
@@ -339,7 +351,7 @@ static int sweep_add_mid_sites(unsigned long func, struct rnd_state *rnd)
 	}
 	size = min_t(unsigned long, size, SWEEP_MAX_FUNC_SIZE);
 	for (off = 0; off < size; off += len) {
-		len = sweep_insn_len(start + off);
+		len = sweep_insn_len(start + off, &filler);
 		if (len <= 0) {
 			if (len != -EOPNOTSUPP)
 				sweep.nr_undecodable++;
@@ -347,6 +359,10 @@ static int sweep_add_mid_sites(unsigned long func, struct rnd_state *rnd)
 		}
 		if (start + off <= func || prandom_u32_state(rnd) % mid_every)
 			continue;
+		if (filler) {
+			sweep.nr_filler++;
+			continue;
+		}
 		if (!sweep_add_site(start + off, func))
 			return -E2BIG;
 	}
@@ -471,6 +487,7 @@ static int sweep_register_fgroup(unsigned int lo, unsigned int n)
 static unsigned int sweep_register_range(unsigned int lo, unsigned int n)
 {
 	unsigned int i, half;
+	u64 t0 = ktime_get_ns();
 	int ret;
 
 	if (sweep.mode == SWEEP_FPROBE)
@@ -482,6 +499,7 @@ static unsigned int sweep_register_range(unsigned int lo, unsigned int n)
 			sweep.sites[i].registered = true;
 		return 0;
 	}
+	sweep.failed_ns += ktime_get_ns() - t0;
 	sweep.failed_batches++;
 	if (n == 1) {
 		sweep.sites[lo].err = ret;
@@ -792,13 +810,14 @@ static int sweep_stats_show(struct seq_file *m, void *v)
 		   sweep.state == SWEEP_LOADING ? "loading" :
 		   sweep.state == SWEEP_ARMED ? "armed" : "done",
 		   sweep.nr_funcs, sweep.nr_sites, registered, refused, hit);
-	seq_printf(m, " hits=%lu exits=%lu missed=%lu late=%lu unresolved=%u undecodable=%u",
+	seq_printf(m, " hits=%lu exits=%lu missed=%lu late=%lu unresolved=%u undecodable=%u filler=%u",
 		   sweep.state == SWEEP_DONE ? sweep.armed_hits : sweep_sum(&sweep_hits),
 		   sweep_sum(&sweep_exits), sweep.missed, sweep.late_hits,
-		   sweep.nr_unresolved, sweep.nr_undecodable);
-	seq_printf(m, " batches=%u failed_batches=%u register_ms=%llu unregister_ms=%llu refused_by_errno=",
+		   sweep.nr_unresolved, sweep.nr_undecodable, sweep.nr_filler);
+	seq_printf(m, " batches=%u failed_batches=%u register_ms=%llu failed_ms=%llu unregister_ms=%llu refused_by_errno=",
 		   sweep.batches, sweep.failed_batches,
 		   div_u64(sweep.register_ns, NSEC_PER_MSEC),
+		   div_u64(sweep.failed_ns, NSEC_PER_MSEC),
 		   div_u64(sweep.unregister_ns, NSEC_PER_MSEC));
 	for (e = 0; e <= ARRAY_SIZE(sweep_errnos); e++) {
 		if (!by_errno[e])
