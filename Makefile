@@ -10,6 +10,7 @@
 #   make torture-compare  the torture module against the base and ours
 #   make patches   write the series into build/patches/
 #   make patches-check  apply it to a fresh base, build and checkpatch each patch
+#   make patches-boot   boot each topic's last patch: KUnit, ftracetest
 #   make shell     boot to a shell in the guest
 #   make kconfig-check  Debian configs give the same options with ours
 #   make check-clients  perf probe, bpftrace, bcc and BTF probe events in a
@@ -220,6 +221,13 @@ patches: base
 .PHONY: patches-check
 patches-check: patches
 	@$(HARNESS)/series/check.sh $(ARCH) $(BUILD) $(FRAGMENTS)
+
+# make patches-boot: boot the last patch of each topic of the series that
+# make patches-check applied, with KUnit and the tree's own ftracetest
+# (BOOT_TOPICS="NN ...", BOOT_FTRACE=DIRS).
+.PHONY: patches-boot
+patches-boot: base
+	@$(HARNESS)/series/boot.sh $(ARCH) $(BUILD) $(FRAGMENTS)
 
 # make kconfig-check: Debian's configs give the same options with the
 # symbols moved into Kconfig.probes.

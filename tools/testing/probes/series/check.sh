@@ -18,7 +18,8 @@
 #
 # Environment: PATCHES_FROM=N starts building at patch N (all patches are
 # still applied and checkpatch'ed); PATCHES_ONLY="5 6 7 83-89" builds just
-# those patches (numbers and ranges); PATCHES_BUILD=0 skips the builds;
+# those patches (numbers and ranges); PATCHES_BOOT=1 also boots the last
+# patch of each topic (series/boot.sh); PATCHES_BUILD=0 skips the builds;
 # PATCHES_BUILD=kbuild builds only the patches that change a Makefile,
 # Kbuild or Kconfig file or a header (the changes that most often break
 # other patches' builds or the order of the series), PATCHES_BUILD=kconfig
@@ -214,14 +215,22 @@ for i in $(seq 1 "$n"); do
 done
 [ "$do_build" != 0 ] && git -C "$tree" checkout -q "$branch"
 
+# 4. PATCHES_BOOT=1: boot each topic's last patch (series/boot.sh).
+boots=
+if [ "${PATCHES_BOOT:-0}" = 1 ]; then
+	boots=$build/results/patches-boot.txt
+	"$(dirname "$(readlink -f "$0")")/boot.sh" "$arch" "$build" "${frags[@]}" || true
+fi
+
 errs=0 warns=0
 for i in $(seq 1 "$n"); do
 	errs=$((errs + cp_err[$i]))
 	warns=$((warns + cp_warn[$i]))
 done
-# Per topic: patches, the largest (series.py's shape report), builds.
-# A topic's last patch is not booted here: "boots" says so.
+# Per topic: patches, the largest (series.py's shape report), builds,
+# and with PATCHES_BOOT=1 whether its last patch booted and passed.
 topics=$(for p in "${series[@]}"; do basename "$(dirname "$p")"; done | uniq)
+boot_bad=0
 for topic in $topics; do
 	tb=0 tf=0 tn=0
 	for i in $(seq 1 "$n"); do
@@ -234,10 +243,19 @@ for topic in $topics; do
 	done
 	largest=$(grep -m1 "^${topic#[0-9][0-9]-}: " "$shape" 2>/dev/null |
 		sed 's/.*largest \([0-9]*\) lines.*/\1/')
-	echo "topic $topic: $tn patches, largest ${largest:-?} lines, built $tb, build failures $tf, not built $((tn - tb - tf)), boots: not run" >> "$report.tmp.topics"
+	boot="boots: not run (make patches-boot)"
+	if [ -n "$boots" ]; then
+		boot=$(grep -m1 "^topic $topic: " "$boots" | sed "s/^topic $topic: //")
+		case $boot in
+		boots,*) boot="boots: ok" ;;
+		"") boot="boots: FAILED (no result)"; boot_bad=$((boot_bad + 1)) ;;
+		*) boot="boots: FAILED (${boot#*FAILED: })"; boot_bad=$((boot_bad + 1)) ;;
+		esac
+	fi
+	echo "topic $topic: $tn patches, largest ${largest:-?} lines, built $tb, build failures $tf, not built $((tn - tb - tf)), $boot" >> "$report.tmp.topics"
 done
 rules=$(tail -1 "$shape" 2>/dev/null | sed -n 's/.* \([0-9]*\) rules broken.*/\1/p')
-summary="patches-check: $n patches applied, $built_ok built, $built_bad build failures, $skipped not built, checkpatch $errs errors, $warns warnings, ${rules:-?} shape rules broken"
+summary="patches-check: $n patches applied, $built_ok built, $built_bad build failures, $skipped not built, checkpatch $errs errors, $warns warnings, ${rules:-?} shape rules broken${boots:+, $boot_bad topics failed to boot}"
 {
 	cat "$report.tmp"
 	[ -f "$report.tmp.err" ] && { echo "checkpatch errors:"; cat "$report.tmp.err"; }
@@ -249,4 +267,4 @@ cat "$report.tmp.topics"
 grep -F BROKEN "$shape" 2>/dev/null || true
 rm -f "$report.tmp" "$report.tmp.err" "$report.tmp.topics"
 echo "$summary"
-[ "$built_bad" = 0 ] && [ "$errs" = 0 ] && [ "${rules:-1}" = 0 ]
+[ "$built_bad" = 0 ] && [ "$errs" = 0 ] && [ "${rules:-1}" = 0 ] && [ "$boot_bad" = 0 ]
