@@ -44,7 +44,7 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
 				  unsigned long ret_addr, struct pt_regs *regs);
 
 /**
- * enum rethook_miss - why rethook_try_get() gave no node
+ * enum rethook_miss - why the return of a call was not hooked
  * @RETHOOK_MISS_NEST_FULL: the task has @num calls of this rethook in
  *	flight already (recursion deeper than the owner allows).
  * @RETHOOK_MISS_NO_MEM: the task's area and the rethook's pool were both
@@ -52,6 +52,10 @@ typedef void (*rethook_handler_t)(struct rethook_node *node, void *data,
  *	own): storage ran out, no limit was reached.
  * @RETHOOK_MISS_STOPPED: the rethook was stopped (its owner is going).
  * @RETHOOK_MISS_NO_RCU: RCU was not watching the CPU.
+ * @RETHOOK_MISS_ORDER: the call was entered below a newer hooked call
+ *	(the hook is made from inside a function whose own return is
+ *	hooked, such as a probe's handler under an fprobe exit): that one
+ *	returns first, and would find this older call's node on top.
  * @RETHOOK_MISS_NR: the number of reasons.
  */
 enum rethook_miss {
@@ -59,6 +63,7 @@ enum rethook_miss {
 	RETHOOK_MISS_NO_MEM,
 	RETHOOK_MISS_STOPPED,
 	RETHOOK_MISS_NO_RCU,
+	RETHOOK_MISS_ORDER,
 	RETHOOK_MISS_NR,
 };
 
@@ -132,7 +137,7 @@ void rethook_stop(struct rethook *rh);
 void rethook_free(struct rethook *rh);
 struct rethook_node *rethook_try_get(struct rethook *rh);
 void rethook_recycle(struct rethook_node *node);
-void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount);
+bool rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount);
 bool rethook_try_hook(struct rethook *rh, struct pt_regs *regs, bool mcount);
 unsigned long rethook_nmissed(struct rethook *rh, enum rethook_miss why);
 unsigned long rethook_find_ret_addr(struct task_struct *tsk,

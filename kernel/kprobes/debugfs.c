@@ -77,10 +77,10 @@ static void missed_one(struct seq_file *m, struct kprobe_site *s,
 			ret[i] = rethook_nmissed(rp->rh, i);
 	}
 	probe_name(m, u, sym, off, modname);
-	seq_printf(m, "nmissed=%lu nested=%lu nest_full=%lu no_mem=%lu stopped=%lu no_rcu=%lu\n",
+	seq_printf(m, "nmissed=%lu nested=%lu nest_full=%lu no_mem=%lu stopped=%lu no_rcu=%lu out_of_order=%lu\n",
 		   total, nested, ret[RETHOOK_MISS_NEST_FULL],
 		   ret[RETHOOK_MISS_NO_MEM], ret[RETHOOK_MISS_STOPPED],
-		   ret[RETHOOK_MISS_NO_RCU]);
+		   ret[RETHOOK_MISS_NO_RCU], ret[RETHOOK_MISS_ORDER]);
 }
 
 /*

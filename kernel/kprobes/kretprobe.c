@@ -39,8 +39,8 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 	ri = container_of(node, struct kretprobe_instance, node);
 	if (rp->entry_handler(ri, regs))
 		rethook_recycle(node);
-	else
-		rethook_hook(node, regs, kprobe_ftrace(p));
+	else if (unlikely(!rethook_hook(node, regs, kprobe_ftrace(p))))
+		kprobe_count_miss(&rp->nmissed);
 	return 0;
 }
 NOKPROBE_SYMBOL(kretprobe_entry);

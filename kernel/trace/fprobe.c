@@ -214,8 +214,8 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 					      fp->entry_data_size ? call->data : NULL);
 	if (skip_exit)
 		rethook_recycle(node);
-	else
-		rethook_hook(node, regs, true);
+	else if (unlikely(!rethook_hook(node, regs, true)))
+		fprobe_count_miss(fp);
 	fprobe_regs_done(fregs, regs);
 }
 

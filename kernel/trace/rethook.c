@@ -64,6 +64,7 @@
 #include <linux/sched/stat.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/thread_info.h>
 #include <trace/events/task.h>
 
 /* Bytes per task, header included: a kmalloc-1k object. */
@@ -829,6 +830,48 @@ static noinline void rethook_bare_push(struct rethook_node *node)
 }
 NOKPROBE_SYMBOL(rethook_bare_push);
 
+/*
+ * Is the newest pending node, @top, that of a call newer than the one
+ * entered with @regs, and still running?  Returns come back newest
+ * first, so a node must never go above a newer call's: that call would
+ * return first, find this node on top and take it for one of a call
+ * that did not return, and this call's return would then find none.
+ * It happens when a call is hooked from inside a function whose own
+ * return is hooked: an fprobe exit on a function of a kprobe's hit path
+ * (kretprobe_entry(), the int3 handler) while a kretprobe is hit.
+ *
+ * A newer call's node has its frame below @regs' stack pointer (the
+ * architectures record the return address slot, or the caller's frame
+ * record, both at or above it); the call is still running if that
+ * frame is above ours.  A node of another stack (an interrupted
+ * context's) cannot lie between the two, which are on the current one.
+ * Context: as rethook_hook().
+ */
+static __always_inline bool rethook_out_of_order(struct llist_node *top,
+						 struct pt_regs *regs)
+{
+	unsigned long f;
+
+	if (!top)
+		return false;
+	f = llist_entry(top, struct rethook_node, llist)->frame;
+	return f < kernel_stack_pointer(regs) && f >= current_stack_pointer;
+}
+
+/* A node that could not be pushed goes back; the miss is counted. */
+static noinline void rethook_refuse(struct rethook_node *node,
+				    struct rethook_task *rt)
+{
+	struct rethook *rh = node->rethook;
+	bool stopped = !READ_ONCE(rh->handler);
+
+	this_cpu_inc(rh->pcpu->missed[RETHOOK_MISS_ORDER]);
+	rethook_node_release(rt, node);
+	if (unlikely(stopped))
+		rethook_kick(rh);
+}
+NOKPROBE_SYMBOL(rethook_refuse);
+
 /**
  * rethook_hook() - hook the return of the current call
  * @node: from rethook_try_get() in this context
@@ -837,27 +880,37 @@ NOKPROBE_SYMBOL(rethook_bare_push);
  *	a breakpoint
  *
  * When the function returns, @node's rethook handler is called (unless it
- * was stopped) and @node goes back by itself.
+ * was stopped) and @node goes back by itself.  If a newer call is hooked
+ * and still running (see rethook_out_of_order()), this one is not:
+ * @node goes back at once and the miss is counted (RETHOOK_MISS_ORDER).
  *
  * Context: the one rethook_try_get() was called in.
+ * Return: true if hooked, false if not (the caller counts it as a miss).
  */
-static __always_inline void rethook_push(struct rethook_node *node,
+static __always_inline bool rethook_push(struct rethook_node *node,
 					 struct pt_regs *regs, bool mcount,
 					 struct rethook_task *rt)
 {
+	struct llist_node *top = rethook_pending_first(current, rt);
+
+	if (unlikely(rethook_out_of_order(top, regs))) {
+		rethook_refuse(node, rt);
+		return false;
+	}
 	arch_rethook_prepare(node, regs, mcount);
 	if (unlikely(!rt)) {
 		rethook_bare_push(node);
-		return;
+		return true;
 	}
-	node->llist.next = rt->pending.first;
+	node->llist.next = top;
 	barrier();
 	WRITE_ONCE(rt->pending.first, &node->llist);
+	return true;
 }
 
-void rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
+bool rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 {
-	rethook_push(node, regs, mcount, rethook_task_current());
+	return rethook_push(node, regs, mcount, rethook_task_current());
 }
 NOKPROBE_SYMBOL(rethook_hook);
 
@@ -884,8 +937,7 @@ bool rethook_try_hook(struct rethook *rh, struct pt_regs *regs, bool mcount)
 
 	if (unlikely(!node))
 		return false;
-	rethook_push(node, regs, mcount, rt);
-	return true;
+	return rethook_push(node, regs, mcount, rt);
 }
 NOKPROBE_SYMBOL(rethook_try_hook);
 

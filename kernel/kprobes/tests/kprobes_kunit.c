@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/fprobe.h>
 #include <linux/ftrace.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
@@ -739,10 +740,79 @@ static void kretprobe_misses_say_why(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_MEM), 0UL);
 	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_STOPPED), 0UL);
 	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_NO_RCU), 0UL);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_ORDER), 0UL);
 	unregister_kretprobe(&rp);
 }
+
+#ifdef CONFIG_FPROBE
+static atomic_t kpk_fexits;
+
+static void kpk_fexit(struct fprobe *fp, unsigned long entry_ip,
+		      unsigned long ret_ip, struct pt_regs *regs, void *data)
+{
+	atomic_inc(&kpk_fexits);
+}
+
+/*
+ * An fprobe exit on a function of the kretprobe's own hit path: its
+ * return is hooked first, then, below it, the kretprobe's function's.
+ * That function's hook is refused and counted (out_of_order), and both
+ * calls return where they should.  Hooking it anyway left the two
+ * returns out of order: the inner one took the kretprobe's node for a
+ * call that did not return, and the probed function's return found none
+ * and hit the BUG() in rethook_trampoline_handler().
+ */
+static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)kpk_nest,
+		.handler = kpk_nest_ret,
+	};
+	struct kretprobe alone = {
+		.kp.addr = (kprobe_opcode_t *)kpk_nest,
+		.handler = kpk_nest_ret,
+	};
+	struct fprobe fp = { .exit_handler = kpk_fexit };
+
+	WRITE_ONCE(kpk_nest_fn, kpk_nest);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	if (register_fprobe(&fp, "kretprobe_entry", NULL)) {
+		unregister_kretprobe(&rp);
+		kunit_skip(test, "kretprobe_entry() cannot be traced");
+	}
+	kpk_reset();
+	atomic_set(&kpk_fexits, 0);
+	KUNIT_EXPECT_EQ(test, kpk_nest(2), 2);
+	unregister_fprobe(&fp);
+
+	/* kretprobe_entry() ran and returned once per call of kpk_nest. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fexits), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_ORDER), 3UL);
+	unregister_kretprobe(&rp);
+
+	/* Alone, a kretprobe there hooks every return. */
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&alone), 0);
+	kpk_reset();
+	KUNIT_EXPECT_EQ(test, kpk_nest(2), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 3);
+	KUNIT_EXPECT_EQ(test, alone.nmissed, 0);
+	unregister_kretprobe(&alone);
+}
+#else
+static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
+{
+	kunit_skip(test, "no fprobe");
+}
+#endif
 #else
 static void kretprobe_misses_say_why(struct kunit *test)
+{
+	kunit_skip(test, "no kretprobes");
+}
+
+static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
 {
 	kunit_skip(test, "no kretprobes");
 }
@@ -1582,6 +1652,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(outer_levels_survive_a_nested_level_midway),
 	KUNIT_CASE(recursion_counts_nmissed_on_every_probe),
 	KUNIT_CASE(kretprobe_misses_say_why),
+	KUNIT_CASE(kretprobe_under_fprobe_exit_of_its_path),
 	KUNIT_CASE(unregister_waits_for_running_handlers),
 	KUNIT_CASE(dirty_slots_wait_for_every_task),
 #ifdef __ARCH_WANT_KPROBES_INSN_SLOT
