@@ -693,20 +693,6 @@ void rethook_free(struct rethook *rh)
 	queue_rcu_work(system_wq, &rh->reap_rcu);
 }
 
-/**
- * rethook_try_get() - take a node for a call about to be hooked
- * @rh: the rethook
- *
- * The node comes from the current task's area, or from @rh's pool when
- * that is full.  Follow with rethook_hook(), or with rethook_recycle() to
- * give it back unused, in the same context.
- *
- * Context: any (including NMI), on the hooked function's entry.
- * Return: a node, or NULL if @rh is stopped, RCU is not watching, the
- * task has @num calls of @rh in flight already, or no storage is left
- * (the caller counts it as a miss; @rh counts it by reason, see
- * rethook_nmissed()).
- */
 /*
  * A node of @rh for the current call, whose task's area is @rt (NULL:
  * bare), or NULL with the miss counted.  Context: preemption disabled,
@@ -740,6 +726,20 @@ rethook_take(struct rethook *rh, struct rethook_task *rt)
 	return NULL;
 }
 
+/**
+ * rethook_try_get() - take a node for a call about to be hooked
+ * @rh: the rethook
+ *
+ * The node comes from the current task's area, or from @rh's pool when
+ * that is full.  Follow with rethook_hook(), or with rethook_recycle() to
+ * give it back unused, in the same context.
+ *
+ * Context: any (including NMI), on the hooked function's entry.
+ * Return: a node, or NULL if @rh is stopped, RCU is not watching, the
+ * task has @num calls of @rh in flight already, or no storage is left
+ * (the caller counts it as a miss; @rh counts it by reason, see
+ * rethook_nmissed()).
+ */
 struct rethook_node *rethook_try_get(struct rethook *rh)
 {
 	struct rethook_node *node = NULL;
@@ -872,21 +872,7 @@ static noinline void rethook_refuse(struct rethook_node *node,
 }
 NOKPROBE_SYMBOL(rethook_refuse);
 
-/**
- * rethook_hook() - hook the return of the current call
- * @node: from rethook_try_get() in this context
- * @regs: registers at the function entry
- * @mcount: @regs come from an ftrace (mcount/fentry) callback, not from
- *	a breakpoint
- *
- * When the function returns, @node's rethook handler is called (unless it
- * was stopped) and @node goes back by itself.  If a newer call is hooked
- * and still running (see rethook_out_of_order()), this one is not:
- * @node goes back at once and the miss is counted (RETHOOK_MISS_ORDER).
- *
- * Context: the one rethook_try_get() was called in.
- * Return: true if hooked, false if not (the caller counts it as a miss).
- */
+/* rethook_hook() for the current task, whose area is @rt (NULL: bare). */
 static __always_inline bool rethook_push(struct rethook_node *node,
 					 struct pt_regs *regs, bool mcount,
 					 struct rethook_task *rt)
@@ -908,6 +894,21 @@ static __always_inline bool rethook_push(struct rethook_node *node,
 	return true;
 }
 
+/**
+ * rethook_hook() - hook the return of the current call
+ * @node: from rethook_try_get() in this context
+ * @regs: registers at the function entry
+ * @mcount: @regs come from an ftrace (mcount/fentry) callback, not from
+ *	a breakpoint
+ *
+ * When the function returns, @node's rethook handler is called (unless it
+ * was stopped) and @node goes back by itself.  If a newer call is hooked
+ * and still running (see rethook_out_of_order()), this one is not:
+ * @node goes back at once and the miss is counted (RETHOOK_MISS_ORDER).
+ *
+ * Context: the one rethook_try_get() was called in.
+ * Return: true if hooked, false if not (the caller counts it as a miss).
+ */
 bool rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount)
 {
 	return rethook_push(node, regs, mcount, rethook_task_current());
@@ -1062,19 +1063,6 @@ unsigned long rethook_find_ret_addr(struct task_struct *tsk,
 }
 NOKPROBE_SYMBOL(rethook_find_ret_addr);
 
-/**
- * rethook_trampoline_handler() - the generic part of a hooked return
- * @regs: registers at the return, built by the arch trampoline
- * @frame: the stack address that held the return address
- *
- * Calls the handler of every node hooked on @frame, newest first, each
- * while its node is still pending (so a stack trace from a handler finds
- * the real caller), then releases the nodes.
- *
- * Context: the arch trampoline only, in the context the hooked function
- * returned in.
- * Return: the address to return to.
- */
 /*
  * Pop the newest pending node, @pos, calling its handler if it is one of
  * @frame's (nodes above @frame's belong to calls that did not return).
@@ -1120,6 +1108,19 @@ static noinline void rethook_return_nodes(struct rethook_task *rt,
 }
 NOKPROBE_SYMBOL(rethook_return_nodes);
 
+/**
+ * rethook_trampoline_handler() - the generic part of a hooked return
+ * @regs: registers at the return, built by the arch trampoline
+ * @frame: the stack address that held the return address
+ *
+ * Calls the handler of every node hooked on @frame, newest first, each
+ * while its node is still pending (so a stack trace from a handler finds
+ * the real caller), then releases the nodes.
+ *
+ * Context: the arch trampoline only, in the context the hooked function
+ * returned in.
+ * Return: the address to return to.
+ */
 __visible unsigned long rethook_trampoline_handler(struct pt_regs *regs,
 						   unsigned long frame)
 {
