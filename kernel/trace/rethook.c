@@ -790,16 +790,22 @@ EXPORT_SYMBOL_GPL(rethook_nmissed);
  *
  * Context: the one rethook_try_get() was called in.
  */
-void rethook_recycle(struct rethook_node *node)
+/* Give back an unhooked node of the current task, whose area is @rt. */
+static __always_inline void rethook_give_back(struct rethook_node *node,
+					      struct rethook_task *rt)
 {
 	struct rethook *rh = node->rethook;
-	bool stopped;
+	bool stopped = !READ_ONCE(rh->handler);
 
-	preempt_disable_notrace();
-	stopped = !READ_ONCE(rh->handler);
-	rethook_node_release(rethook_task_current(), node);
+	rethook_node_release(rt, node);
 	if (unlikely(stopped))
 		rethook_kick(rh);
+}
+
+void rethook_recycle(struct rethook_node *node)
+{
+	preempt_disable_notrace();
+	rethook_give_back(node, rethook_task_current());
 	preempt_enable_notrace();
 }
 NOKPROBE_SYMBOL(rethook_recycle);
@@ -845,6 +851,9 @@ NOKPROBE_SYMBOL(rethook_bare_push);
  * record, both at or above it); the call is still running if that
  * frame is above ours.  A node of another stack (an interrupted
  * context's) cannot lie between the two, which are on the current one.
+ * Only the newest node needs a look: this check keeps the others in
+ * order.  A node left by a call that did not return can still fall in
+ * that range; the hook is then refused and counted, never lost.
  * Context: as rethook_hook().
  */
 static __always_inline bool rethook_out_of_order(struct llist_node *top,
@@ -862,13 +871,8 @@ static __always_inline bool rethook_out_of_order(struct llist_node *top,
 static noinline void rethook_refuse(struct rethook_node *node,
 				    struct rethook_task *rt)
 {
-	struct rethook *rh = node->rethook;
-	bool stopped = !READ_ONCE(rh->handler);
-
-	this_cpu_inc(rh->pcpu->missed[RETHOOK_MISS_ORDER]);
-	rethook_node_release(rt, node);
-	if (unlikely(stopped))
-		rethook_kick(rh);
+	this_cpu_inc(node->rethook->pcpu->missed[RETHOOK_MISS_ORDER]);
+	rethook_give_back(node, rt);
 }
 NOKPROBE_SYMBOL(rethook_refuse);
 
