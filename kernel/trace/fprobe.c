@@ -43,9 +43,9 @@
  * fprobe with an exit handler run no handler), then unregisters the
  * ftrace_ops.  For a dynamic ops
  * (any fprobe not in core kernel data) ftrace then waits for an RCU-tasks
- * and an RCU-tasks-rude grace period; otherwise we wait for an RCU-tasks-
- * rude one ourselves.  Handlers run with preemption disabled, so after
- * that wait no entry or exit handler of the fprobe is running or will run.
+ * and an RCU-tasks-rude grace period; otherwise we wait for the same two
+ * ourselves.  Handlers run with preemption disabled, so after that wait
+ * no entry or exit handler of the fprobe is running or will run.
  */
 #define pr_fmt(fmt) "fprobe: " fmt
 
@@ -352,16 +352,20 @@ bool fprobe_is_registered(struct fprobe *fp)
 }
 EXPORT_SYMBOL_GPL(fprobe_is_registered);
 
-/* Release what fprobe_prepare() set up.  Context: process. */
+/*
+ * Release what fprobe_prepare() set up.  The ops itself stays as ftrace
+ * left it: ftrace keeps the trampoline of an ops in core kernel data (not
+ * FTRACE_OPS_FL_DYNAMIC) for good, linked through ops.list into its
+ * kallsyms list, and reuses it at the next registration; a cleared ops
+ * would cut that list.  Only the filter hashes, which ftrace_free_filter()
+ * frees without resetting, are set back to what a zeroed ops has.
+ * Context: process.
+ */
 static void fprobe_release(struct fprobe *fp)
 {
-	unsigned long user_flags = fp->ops.flags & (FTRACE_OPS_FL_RECURSION |
-						   FTRACE_OPS_FL_RCU);
-
 	ftrace_free_filter(&fp->ops);
-	/* ftrace_free_filter() leaves stale hashes behind: start afresh. */
-	memset(&fp->ops, 0, sizeof(fp->ops));
-	fp->ops.flags = user_flags;
+	fp->ops.func_hash->filter_hash = NULL;
+	fp->ops.func_hash->notrace_hash = NULL;
 	if (fp->rethook) {
 		rethook_free(fp->rethook);
 		fp->rethook = NULL;
@@ -691,13 +695,22 @@ int unregister_fprobe(struct fprobe *fp)
 	if (fp->rethook)
 		rethook_stop(fp->rethook);
 
-	/* ftrace waits for its callers of a dynamic ops itself. */
+	/*
+	 * ftrace waits for the callers of a dynamic ops itself.  For one in
+	 * kernel data we wait as it would: for the handlers, which run with
+	 * preemption off, and, on a preemptible kernel, for a task preempted
+	 * in the trampoline or in our callback before it turned preemption
+	 * off (it would go on with the fprobe released).
+	 */
 	synced = fp->ops.flags & FTRACE_OPS_FL_DYNAMIC;
 	ret = unregister_ftrace_function(&fp->ops);
 	if (ret)
 		return ret;
-	if (!synced)
+	if (!synced) {
 		synchronize_rcu_tasks_rude();
+		if (IS_ENABLED(CONFIG_PREEMPTION))
+			synchronize_rcu_tasks();
+	}
 
 	WRITE_ONCE(fp->ops.private, NULL);
 	fprobe_release(fp);

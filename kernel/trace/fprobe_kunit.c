@@ -15,6 +15,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
+#include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -1163,6 +1164,63 @@ static void fc_test_stacked_exits(struct kunit *test)
 				    "exit handler %d", i);
 }
 
+/* A fprobe in core kernel data: its ftrace_ops is not FTRACE_OPS_FL_DYNAMIC. */
+static struct fprobe fc_static_fp = { .entry_handler = fc_entry };
+
+/* How many of ftrace's kallsyms entries are at @addr (a bounded walk). */
+static int fc_trampoline_syms(unsigned long addr)
+{
+	char name[KSYM_NAME_LEN], mod[MODULE_NAME_LEN];
+	unsigned long value;
+	unsigned int i;
+	int exported, n = 0;
+	char type;
+
+	for (i = 0; i < 100000; i++) {
+		if (ftrace_mod_get_kallsym(i, &value, &type, name, mod,
+					   &exported))
+			return n;
+		n += value == addr;
+	}
+	return -ELOOP;
+}
+
+/*
+ * ftrace keeps the trampoline of an ops in kernel data across
+ * unregistration (linked in its kallsyms list) and reuses it: a fprobe
+ * there registers, unregisters and registers again with that list and
+ * trampoline intact.  (fprobe used to clear the whole ops at
+ * unregistration: the trampoline leaked and the list was cut, and the
+ * next /proc/kallsyms read went through a NULL pointer.)
+ */
+static void fc_test_static_ops(struct kunit *test)
+{
+	struct fprobe *fp = &fc_static_fp;
+	unsigned long tramp;
+
+	KUNIT_ASSERT_EQ(test, register_fprobe_ips(fp, &fc.site[0], 1), 0);
+	/* The suite is built in (bool): fc_static_fp is core kernel data. */
+	KUNIT_EXPECT_FALSE(test, fp->ops.flags & FTRACE_OPS_FL_DYNAMIC);
+	fc_call_all(1);
+	tramp = fp->ops.trampoline;
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(fp), 0);
+	KUNIT_ASSERT_EQ_MSG(test, fp->ops.trampoline, tramp,
+			    "ftrace's trampoline dropped from the ops");
+
+	KUNIT_ASSERT_EQ(test, register_fprobe_ips(fp, &fc.site[1], 1), 0);
+	KUNIT_EXPECT_EQ(test, fp->ops.trampoline, tramp);
+	fc_call_all(2);
+	KUNIT_EXPECT_EQ(test, unregister_fprobe(fp), 0);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[1]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 0);
+	KUNIT_EXPECT_EQ(test, fp->nmissed, 0);
+	/* x86_64 gives each ops a trampoline; arm64 calls ops without one. */
+	if (tramp)
+		KUNIT_EXPECT_EQ(test, fc_trampoline_syms(tramp), 1);
+}
+
 static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_glob),
 	KUNIT_CASE(fc_test_syms),
@@ -1180,6 +1238,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_scale),
 	KUNIT_CASE(fc_test_patch_order),
 	KUNIT_CASE(fc_test_hash_freed_in_task),
+	KUNIT_CASE(fc_test_static_ops),
 	{}
 };
 
