@@ -61,11 +61,13 @@ typedef void (*fprobe_exit_cb)(struct fprobe *fp, unsigned long entry_ip,
  *	@private member says the fprobe is registered).
  * @nmissed: calls whose handlers were skipped: the ftrace (or, with
  *	%FPROBE_FL_KPROBE_SHARED, kprobe) recursion guard was taken at the
- *	entry or at the exit, or no exit could be hooked.
- * @nmissed_entry: the part of @nmissed whose entry handler did not run
- *	(a recursion guard was taken).  Those whose exit could not be
- *	hooked are counted by @rethook, by reason (rethook_nmissed()); the
- *	rest of @nmissed are exit handlers skipped by a recursion guard.
+ *	entry or at the exit, or the exit could not be hooked.
+ * @nmissed_entry: the part of @nmissed that a recursion guard stopped at
+ *	the entry (neither handler ran).  Calls whose exit could not be
+ *	hooked are counted by @rethook, by reason (rethook_nmissed()): those
+ *	that got no node ran neither handler, those refused as out of order
+ *	ran the entry handler only.  The rest of @nmissed are exit handlers
+ *	skipped by a recursion guard.
  * @flags: %FPROBE_FL_* bits.
  * @rethook: the exit hook, when @exit_handler is set (internal).
  * @entry_data_size: bytes of per-call storage handed to both handlers.
@@ -73,8 +75,6 @@ typedef void (*fprobe_exit_cb)(struct fprobe *fp, unsigned long entry_ip,
  *	in one task at a time (nesting depth); 0 picks a default.
  * @entry_handler: called at each entry, may be NULL.
  * @exit_handler: called at each exit, may be NULL.
- * @entry_spare: per-CPU storage for an entry handler whose exit could not
- *	be hooked (internal).
  *
  * Fill in the handlers, @entry_data_size, @nr_maxactive and @flags, then
  * call one of the register_fprobe*() functions.  Everything else is set by
@@ -97,8 +97,6 @@ struct fprobe {
 
 	fprobe_entry_cb		entry_handler;
 	fprobe_exit_cb		exit_handler;
-
-	void __percpu		*entry_spare;
 };
 
 /**

@@ -14,10 +14,11 @@
  * return areas of the rethook, so concurrent calls (sleeping ones
  * included) do not run out of them; fprobe::nr_maxactive bounds the calls
  * of one fprobe pending in one task (recursion depth) instead.  When no
- * node can be had, the call counts as missed: the entry handler still runs
- * (with a per-CPU, per-context spare buffer as its entry_data) and the
- * exit is not hooked.  An exit handler runs under the ftrace recursion
- * bit its entry held (see fprobe_exit_trylock()).
+ * node can be had, the call counts as missed and runs neither handler: an
+ * entry handler that ran is always followed by its exit handler (unless it
+ * asked to skip it), which BPF's kprobe sessions rely on.  An exit handler
+ * runs under the ftrace recursion bit its entry held (see
+ * fprobe_exit_trylock()).
  *
  * Registers.  With DYNAMIC_FTRACE_WITH_REGS the handlers get the pt_regs
  * that ftrace saved.  On arm64, which only has DYNAMIC_FTRACE_WITH_ARGS,
@@ -68,9 +69,6 @@
 #define FPROBE_DEFAULT_DEPTH	32
 
 
-/* Spare entry_data slots per CPU: one per ftrace recursion context. */
-#define FPROBE_SPARE_SLOTS	(TRACE_CTX_TRANSITION + 1)
-
 /**
  * struct fprobe_call - one call waiting for its exit
  * @node: the rethook's part, first.
@@ -101,38 +99,10 @@ static void fprobe_count_entry_miss(struct fprobe *fp)
 }
 NOKPROBE_SYMBOL(fprobe_count_entry_miss);
 
-static size_t fprobe_spare_stride(struct fprobe *fp)
+static size_t fprobe_data_size(struct fprobe *fp)
 {
 	return ALIGN(fp->entry_data_size, sizeof(u64));
 }
-
-/*
- * No node: the exit is not hooked, the entry handler runs anyway.  Its
- * entry_data lives in this CPU's slot for the recursion context @bit
- * holds, which no other fprobe entry on this CPU can use until we leave.
- * Context: fprobe entry callback, recursion guard @bit held.
- */
-static noinline void fprobe_entry_unhooked(struct fprobe *fp, unsigned long ip,
-					   unsigned long parent_ip,
-					   struct pt_regs *regs, int bit)
-{
-	void *data = NULL;
-
-	fprobe_count_miss(fp);
-	/* A stopped rethook means unregister_fprobe() is under way. */
-	if (!READ_ONCE(fp->rethook->handler))
-		return;
-	if (!fp->entry_handler)
-		return;
-	if (fp->entry_data_size) {
-		if (!fp->entry_spare)
-			return;
-		data = this_cpu_ptr(fp->entry_spare) +
-		       (bit - TRACE_FTRACE_START) * fprobe_spare_stride(fp);
-	}
-	fp->entry_handler(fp, ip, parent_ip, regs, data);
-}
-NOKPROBE_SYMBOL(fprobe_entry_unhooked);
 
 /*
  * struct fprobe_regs_buf: room on the entry callback's stack for the
@@ -199,11 +169,17 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 		return;
 	}
 
-	node = likely(regs) ? rethook_try_get(fp->rethook) : NULL;
+	if (unlikely(!regs)) {
+		fprobe_count_entry_miss(fp);
+		return;
+	}
+	/*
+	 * No node: the rethook counted why (rethook_nmissed()).  The entry
+	 * handler does not run either, as its exit could not follow it.
+	 */
+	node = rethook_try_get(fp->rethook);
 	if (unlikely(!node)) {
-		fprobe_entry_unhooked(fp, ip, parent_ip, regs, bit);
-		if (regs)
-			fprobe_regs_done(fregs, regs);
+		fprobe_count_miss(fp);
 		return;
 	}
 	call = container_of(node, struct fprobe_call, node);
@@ -370,8 +346,6 @@ static void fprobe_release(struct fprobe *fp)
 		rethook_free(fp->rethook);
 		fp->rethook = NULL;
 	}
-	free_percpu(fp->entry_spare);
-	fp->entry_spare = NULL;
 }
 
 /*
@@ -391,7 +365,6 @@ static int fprobe_prepare(struct fprobe *fp)
 	fp->nmissed = 0;
 	fp->nmissed_entry = 0;
 	fp->rethook = NULL;
-	fp->entry_spare = NULL;
 	fp->ops.func = fprobe_shared_with_kprobes(fp) ?
 		       fprobe_ftrace_entry_kshared : fprobe_ftrace_entry;
 	fp->ops.flags |= FPROBE_OPS_FL_REGS;
@@ -403,22 +376,12 @@ static int fprobe_prepare(struct fprobe *fp)
 	depth = fp->nr_maxactive ?: FPROBE_DEFAULT_DEPTH;
 	fp->rethook = rethook_alloc(fp, fprobe_rethook_exit,
 				    sizeof(struct fprobe_call) +
-				    fprobe_spare_stride(fp), depth);
+				    fprobe_data_size(fp), depth);
 	if (IS_ERR(fp->rethook)) {
 		int err = PTR_ERR(fp->rethook);
 
 		fp->rethook = NULL;
 		return err;
-	}
-	if (fp->entry_data_size && fp->entry_handler) {
-		fp->entry_spare = __alloc_percpu(FPROBE_SPARE_SLOTS *
-						 fprobe_spare_stride(fp),
-						 sizeof(u64));
-		if (!fp->entry_spare) {
-			rethook_free(fp->rethook);
-			fp->rethook = NULL;
-			return -ENOMEM;
-		}
 	}
 	return 0;
 }

@@ -589,13 +589,19 @@ static void fc_test_nmissed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[2]), 2);
 
-	/* Depth 1: the inner call's exit cannot be hooked, its entry runs. */
+	/*
+	 * Depth 1: the inner call's exit cannot be hooked, so neither of its
+	 * handlers runs (an entry is never left without its exit).
+	 */
 	ips[1] = fc.outer_site;
 	KUNIT_ASSERT_EQ(test, register_fprobe_ips(&nest, ips, 2), 0);
 	fc_outer(3, fc_tgt[0]);
+	KUNIT_EXPECT_EQ(test, rethook_nmissed(nest.rethook,
+					      RETHOOK_MISS_NEST_FULL), 1);
 	KUNIT_EXPECT_EQ(test, unregister_fprobe(&nest), 0);
 	KUNIT_EXPECT_EQ(test, nest.nmissed, 1);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 3);
+	KUNIT_EXPECT_EQ(test, nest.nmissed_entry, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[0]), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[0]), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.entries[FC_NTARGETS]), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.exits[FC_NTARGETS]), 1);
