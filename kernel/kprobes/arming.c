@@ -899,7 +899,16 @@ int kprobe_disarm_all(void)
 	kprobes_all_disarmed = true;
 	v = kprobe_site_collect(&n);
 	if (v) {
+		unsigned int i;
+
 		kprobe_disarm_sites(v, n, true);
+		/*
+		 * Sites whose last user left while their jump was waiting
+		 * to be undone: that is done now, and so is the optimizer's
+		 * part in them.
+		 */
+		for (i = 0; i < n; i++)
+			kprobe_opt_drop_unused(v[i]);
 		kvfree(v);
 	} else {
 		while ((s = kprobe_site_at(&pos)))

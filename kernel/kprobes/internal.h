@@ -209,6 +209,7 @@ void kprobe_opt_try(struct kprobe_site *s);
 bool kprobe_opt_cancel(struct kprobe_site *s, bool force);
 void kprobe_opt_cancel_batch(struct kprobe_site **sites, unsigned int n);
 void kprobe_opt_kill(struct kprobe_site *s);
+void kprobe_opt_drop_unused(struct kprobe_site *s);
 void kprobe_opt_unblock(unsigned long addr);
 void kprobe_opt_block(unsigned long addr);
 void kprobe_opt_remove(struct kprobe_site *s);
@@ -224,6 +225,7 @@ static inline bool kprobe_opt_cancel(struct kprobe_site *s, bool force)
 static inline void kprobe_opt_cancel_batch(struct kprobe_site **sites,
 					   unsigned int n) { }
 static inline void kprobe_opt_kill(struct kprobe_site *s) { }
+static inline void kprobe_opt_drop_unused(struct kprobe_site *s) { }
 static inline void kprobe_opt_unblock(unsigned long addr) { }
 static inline void kprobe_opt_block(unsigned long addr) { }
 static inline void kprobe_opt_remove(struct kprobe_site *s) { }

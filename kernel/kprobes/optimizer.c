@@ -230,10 +230,28 @@ static void opt_drop_leftover(struct kprobe_site *s)
 	struct kprobe *kp = site_kp(s);
 
 	kprobe_disarm_breakpoints(&kp, 1);
-	if (!s->nr_users) {
-		kprobe_site_doom(s, &kprobe_opt_doomed);
-		kprobe_opt_kick();
-	}
+	kprobe_opt_drop_unused(s);
+}
+
+/**
+ * kprobe_opt_drop_unused() - free a disarmed site nobody uses any more
+ * @s: a site in the table
+ *
+ * For a site whose last user left while its jump was in place: the
+ * optimizer would have undone the jump, disarmed the site and freed it,
+ * but something else undid and disarmed first (a breakpoint going in
+ * under the jump, or the "enabled" switch).  The site is freed with the
+ * optimizer's next batch, after RCU Tasks: tasks may still be in its
+ * detour buffer.  Nothing happens if @s has a user or is armed.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_opt_drop_unused(struct kprobe_site *s)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	if (s->nr_users || s->armed)
+		return;
+	kprobe_site_doom(s, &kprobe_opt_doomed);
+	kprobe_opt_kick();
 }
 
 /*

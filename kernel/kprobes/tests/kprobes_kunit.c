@@ -500,8 +500,82 @@ static void post_handler_joins_boosted_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 1);
 	unregister_kprobe(&pre_only.kp);
 }
+
+#ifdef CONFIG_OPTPROBES
+static bool kpk_site_optimized(unsigned long addr)
+{
+	struct kprobe *p;
+	bool ret;
+
+	preempt_disable();
+	p = get_kprobe((void *)addr);
+	ret = p && kprobe_optimized(p);
+	preempt_enable();
+	return ret;
+}
+
+/* Is the site at @addr left with no user, its jump still to be undone? */
+static bool kpk_site_unused(unsigned long addr)
+{
+	struct kprobe_site *s;
+	bool ret;
+
+	mutex_lock(&kprobe_mutex);
+	s = kprobe_site_find(addr);
+	ret = s && !s->nr_users;
+	mutex_unlock(&kprobe_mutex);
+	return ret;
+}
+
+/*
+ * The "enabled" switch turned off just after the last user of a jump
+ * left, before the optimizer undid the jump: the switch undoes it and
+ * disarms the site, and the site must go too.  It stayed in the table
+ * for good, with its slot and detour buffer (another one each time).
+ * The optimizer runs a few jiffies after the unregistration; a try that
+ * finds it has already run is repeated.
+ */
+static void disarm_all_frees_a_site_whose_jump_was_leaving(struct kunit *test)
+{
+	unsigned long a = kpk_insn_at(kpk_target, 9, 1);
+	struct kpk_probe p;
+	int tries;
+
+	KUNIT_ASSERT_NE(test, a, 0UL);
+	for (tries = 0; tries < 10; tries++) {
+		kpk_init(&p, (void *)a, 1);
+		KUNIT_ASSERT_EQ(test, register_kprobe(&p.kp), 0);
+		wait_for_kprobe_optimizer();
+		if (!kpk_site_optimized(a)) {
+			unregister_kprobe(&p.kp);
+			kunit_skip(test, "no jump at %pS here", (void *)a);
+		}
+		unregister_kprobe(&p.kp);
+		if (kpk_site_unused(a))
+			break;
+		wait_for_kprobe_optimizer();
+	}
+	if (tries == 10)
+		kunit_skip(test, "the optimizer always came first");
+	kprobe_disarm_all();
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpk_site_exists((void *)a));
+	KUNIT_EXPECT_EQ(test, kprobe_arm_all(), 0);
+	KUNIT_EXPECT_EQ(test, kpk_call(2), 15);
+}
+#else
+static void disarm_all_frees_a_site_whose_jump_was_leaving(struct kunit *test)
+{
+	kunit_skip(test, "no jump optimization");
+}
+#endif
 #else
 static void post_handler_joins_boosted_site(struct kunit *test)
+{
+	kunit_skip(test, "x86 only");
+}
+
+static void disarm_all_frees_a_site_whose_jump_was_leaving(struct kunit *test)
 {
 	kunit_skip(test, "x86 only");
 }
@@ -1644,6 +1718,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(landing_pad_offsets_are_eilseq),
 	KUNIT_CASE(stacked_kretprobes_see_the_real_return_address),
 	KUNIT_CASE(post_handler_joins_boosted_site),
+	KUNIT_CASE(disarm_all_frees_a_site_whose_jump_was_leaving),
 	KUNIT_CASE(post_handler_may_go_mid_hit),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
 	KUNIT_CASE(ftrace_unhook_failure_is_retried),
