@@ -784,6 +784,12 @@ static noinline int kpk_nest(int depth)
 	return depth > 0 ? READ_ONCE(kpk_nest_fn)(depth - 1) + 1 : 0;
 }
 
+/* The same without an ftrace site: a probe at its entry is a breakpoint. */
+static noinline notrace int kpk_nest_bp(int depth)
+{
+	return depth > 0 ? READ_ONCE(kpk_nest_fn)(depth - 1) + 1 : 0;
+}
+
 static int kpk_nest_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	atomic_inc(&kpk_hits);
@@ -834,32 +840,39 @@ static void kpk_fexit(struct fprobe *fp, unsigned long entry_ip,
  * calls return where they should.  Hooking it anyway left the two
  * returns out of order: the inner one took the kretprobe's node for a
  * call that did not return, and the probed function's return found none
- * and hit the BUG() in rethook_trampoline_handler().
+ * and hit the BUG() in rethook_trampoline_handler().  @fn is entered
+ * through ftrace (kpk_nest) or a breakpoint (kpk_nest_bp): the hook
+ * finds the probed call's return address from the ftrace regs or from
+ * the exception's, and the handler runs on the ftrace caller's stack or
+ * the breakpoint's.
  */
-static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
+static void kpk_kretprobe_under_fexit(struct kunit *test, int (*fn)(int),
+				      bool breakpoint)
 {
 	struct kretprobe rp = {
-		.kp.addr = (kprobe_opcode_t *)kpk_nest,
+		.kp.addr = (kprobe_opcode_t *)fn,
 		.handler = kpk_nest_ret,
 	};
 	struct kretprobe alone = {
-		.kp.addr = (kprobe_opcode_t *)kpk_nest,
+		.kp.addr = (kprobe_opcode_t *)fn,
 		.handler = kpk_nest_ret,
 	};
 	struct fprobe fp = { .exit_handler = kpk_fexit };
 
-	WRITE_ONCE(kpk_nest_fn, kpk_nest);
+	WRITE_ONCE(kpk_nest_fn, fn);
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+	if (breakpoint)
+		KUNIT_EXPECT_FALSE(test, kprobe_ftrace(&rp.kp));
 	if (register_fprobe(&fp, "kretprobe_entry", NULL)) {
 		unregister_kretprobe(&rp);
 		kunit_skip(test, "kretprobe_entry() cannot be traced");
 	}
 	kpk_reset();
 	atomic_set(&kpk_fexits, 0);
-	KUNIT_EXPECT_EQ(test, kpk_nest(2), 2);
+	KUNIT_EXPECT_EQ(test, fn(2), 2);
 	unregister_fprobe(&fp);
 
-	/* kretprobe_entry() ran and returned once per call of kpk_nest. */
+	/* kretprobe_entry() ran and returned once per call of @fn. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fexits), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
@@ -869,10 +882,16 @@ static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
 	/* Alone, a kretprobe there hooks every return. */
 	KUNIT_ASSERT_EQ(test, register_kretprobe(&alone), 0);
 	kpk_reset();
-	KUNIT_EXPECT_EQ(test, kpk_nest(2), 2);
+	KUNIT_EXPECT_EQ(test, fn(2), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 3);
 	KUNIT_EXPECT_EQ(test, alone.nmissed, 0);
 	unregister_kretprobe(&alone);
+}
+
+static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
+{
+	kpk_kretprobe_under_fexit(test, kpk_nest, false);
+	kpk_kretprobe_under_fexit(test, kpk_nest_bp, true);
 }
 #else
 static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
