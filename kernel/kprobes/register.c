@@ -130,9 +130,18 @@ static int kprobe_attach(struct kprobe *p, struct kprobe_reg *r)
 		if (ret)
 			return ret;
 	} else if (site_gone(s)) {
-		/* New code at an address whose old code went away. */
+		/*
+		 * New code at an address whose old code went away: the site
+		 * takes the new code's kind (an ftrace site or not, a
+		 * function entry or not), not the old one's.
+		 */
+		kp = site_kp(s);
+		kprobe_flags_clear(kp, KPROBE_FLAG_FTRACE |
+				   KPROBE_FLAG_ON_FUNC_ENTRY);
+		if (r->ftrace)
+			kprobe_flags_set(kp, KPROBE_FLAG_FTRACE);
 		if (p->post_handler)
-			kprobe_site_want_post(site_kp(s));
+			kprobe_site_want_post(kp);
 		ret = kprobe_prepare_site(s, r);
 		if (ret)
 			return ret;
