@@ -6,8 +6,10 @@
  * that no handler of it runs before it has committed:
  *
  *  1. resolve and check every address (no lock held);
- *  2. under kprobe_mutex, attach every probe to its site, creating and
- *     preparing sites as needed; attached probes are held disabled;
+ *  2. under kprobe_mutex, check again what a module may have done since
+ *     (finished or failed its init, begun to go), then attach every probe
+ *     to its site, creating and preparing sites as needed; attached
+ *     probes are held disabled;
  *  3. arm the sites that will have an enabled probe, in one batch
  *     (the only step besides 2 that can fail);
  *  4. commit: clear the held-disabled state of the probes the caller
@@ -38,6 +40,7 @@ DEFINE_MUTEX(kprobe_mutex);
 /* Per-probe state of a registration batch. */
 struct kprobe_reg {
 	struct module *mod;
+	unsigned long mod_text;		/* in @mod's core text: finds it again */
 	struct kprobe_func func;
 	bool enable;
 	bool ftrace;
@@ -63,7 +66,64 @@ static int kprobe_reg_check(struct kprobe *p, struct kprobe_reg *r)
 	r->ftrace = kprobe_on_ftrace_site(a);
 	if (r->ftrace && !IS_ENABLED(CONFIG_KPROBES_ON_FTRACE))
 		return -EINVAL;
-	return kprobe_check_text(a, name, &r->mod);
+	ret = kprobe_check_text(a, name, &r->mod);
+	if (!ret && r->mod)
+		r->mod_text = (unsigned long)r->mod->mem[MOD_TEXT].base;
+	return ret;
+}
+
+/*
+ * Is @r's module still there?  A module whose init failed is freed
+ * without waiting for the references others hold: if it is gone, so is
+ * ours.  What this finds holds until kprobe_mutex is dropped, as the
+ * module's GOING notifier (ours, before the module is freed) takes it.
+ * Context: kprobe_mutex held.
+ */
+static bool kprobe_reg_mod_alive(struct kprobe_reg *r)
+{
+	bool alive;
+
+	lockdep_assert_held(&kprobe_mutex);
+	preempt_disable();
+	alive = __module_address(r->mod_text) == r->mod;
+	preempt_enable();
+	if (!alive)
+		r->mod = NULL;
+	return alive;
+}
+
+/*
+ * Step 1 ran without kprobe_mutex: since then @p's module may have
+ * finished its init (its init text is about to be freed), failed it or
+ * begun to go away.  Its notifier removes probes in that text only
+ * after the state changed, under kprobe_mutex: a probe attached now
+ * would escape it, so it is refused (-ENOENT, as step 1 would have).
+ * Context: kprobe_mutex held.
+ */
+static int kprobe_reg_recheck(struct kprobe *p, struct kprobe_reg *r)
+{
+	struct module *mod = r->mod;
+
+	if (!mod)
+		return 0;
+	if (!kprobe_reg_mod_alive(r) || mod->state == MODULE_STATE_GOING ||
+	    (within_module_init((unsigned long)p->addr, mod) &&
+	     !module_is_coming(mod)))
+		return -ENOENT;
+	return 0;
+}
+
+/*
+ * Drop the module references of @r[0..@n-1] while the modules cannot
+ * be freed under us (see kprobe_reg_mod_alive()).
+ * Context: kprobe_mutex held.
+ */
+static void kprobe_reg_put(struct kprobe_reg *r, unsigned int n)
+{
+	while (n--) {
+		if (r[n].mod && kprobe_reg_mod_alive(&r[n]))
+			module_put(r[n].mod);
+	}
 }
 
 /* Context: kprobe_mutex held (and the locks of kprobe_attach()). */
@@ -358,7 +418,10 @@ int kprobes_register_batch(struct kprobe **kps, unsigned int num)
 	/* Before any lock: released slots may have to come back first. */
 	kprobe_insn_slots_throttle();
 	mutex_lock(&kprobe_mutex);
-	ret = kprobe_site_reserve(num);
+	for (i = 0; i < num && !ret; i++)
+		ret = kprobe_reg_recheck(kps[i], &r[i]);
+	if (!ret)
+		ret = kprobe_site_reserve(num);
 	if (ret)
 		goto unlock;
 
@@ -409,6 +472,7 @@ rollback:
 	n = unique_sites(sites, n);
 	doom_unused(sites, n, &doomed);
 unlock:
+	kprobe_reg_put(r, num);
 	mutex_unlock(&kprobe_mutex);
 	if (ret && nr_attached) {
 		/*
@@ -426,11 +490,15 @@ unlock:
 			kps[i]->flags = r[i].enable ? 0 : KPROBE_FLAG_DISABLED;
 		}
 	}
-	i = num;
+	goto free;
 put:
-	while (i--) {
-		if (r[i].mod)
-			module_put(r[i].mod);
+	/* Step 1 failed at @i: the references taken before it, if any. */
+	for (n = 0; n < i && !r[n].mod; n++)
+		;
+	if (n < i) {
+		mutex_lock(&kprobe_mutex);
+		kprobe_reg_put(r, i);
+		mutex_unlock(&kprobe_mutex);
 	}
 free:
 	kprobe_array_free(r, &one_reg);
