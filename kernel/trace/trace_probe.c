@@ -697,6 +697,9 @@ static int add_bitfield(const char *type, struct fetch_prog *prog,
 	shift = simple_strtoul(type, &end, 0);
 	if (end == type || *end != '/')
 		return -EINVAL;
+	/* Each alone first: their sum may wrap. */
+	if (width > cbits || shift >= cbits || width + shift > cbits)
+		return -EINVAL;
 
 	insn = prog_next(prog);
 	if (!insn)
@@ -705,7 +708,7 @@ static int add_bitfield(const char *type, struct fetch_prog *prog,
 	insn->basesize = t->size;
 	insn->lshift = cbits - (width + shift);
 	insn->rshift = cbits - width;
-	return width + shift > cbits ? -EINVAL : 0;
+	return 0;
 }
 
 /*
