@@ -553,20 +553,23 @@ static int scan_var_args(int argc, const char *argv[], int *star,
 
 /*
  * Append "NAME@suffix" for BTF parameter @idx at *@used in @buf and
- * return where it starts (or an ERR_PTR).
+ * return where it starts (or an ERR_PTR).  @idx comes from the user's
+ * "$argN" and may be anything: unsigned, so that no N indexes below
+ * the parameters.
  */
-static const char *put_param_name(int idx, const char *suffix, char *buf,
-				  int size, int *used,
+static const char *put_param_name(unsigned long idx, const char *suffix,
+				  char *buf, int size, int *used,
 				  struct traceprobe_parse_context *ctx)
 {
+	bool exists = ctx->nr_params > 0 && idx < ctx->nr_params;
 	const char *name = NULL;
 	char *at = buf + *used;
 	int err, len;
 
-	if (idx < ctx->nr_params)
+	if (exists)
 		name = btf_name_by_offset(ctx->btf, ctx->params[idx].name_off);
 	if (!name) {
-		err = idx < ctx->nr_params ? TP_ERR_NO_BTF_ENTRY : TP_ERR_NO_BTFARG;
+		err = exists ? TP_ERR_NO_BTF_ENTRY : TP_ERR_NO_BTFARG;
 		return ERR_PTR(__trace_probe_fail(0, err, -ENOENT));
 	}
 	len = snprintf(at, size - *used, "%s%s", name, suffix);
