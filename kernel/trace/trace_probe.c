@@ -747,7 +747,7 @@ static int finish_prog(struct fetch_prog *prog, struct probe_arg *parg,
 			return trace_probe_fail(ctx->offset + type_offs, BAD_BITFIELD, ret);
 	} else if (!type && IS_ENABLED(CONFIG_PROBE_EVENTS_BTF_ARGS) &&
 		   ctx->last_type) {
-		ret = trace_probe_add_btf_bitfield(prog, ctx);
+		ret = trace_probe_add_btf_bitfield(prog, parg->type, ctx);
 		if (ret)
 			return ret;
 	}

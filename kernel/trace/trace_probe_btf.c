@@ -435,21 +435,32 @@ found:
 	return btf_parse_members(members, t, NULL, prog, ctx);
 }
 
-/* A BTF bitfield member the user gave no type for. */
+/*
+ * A BTF bitfield member the user gave no type for, stored as @t (the
+ * member's declared type, or u64 for an odd-sized int).  The bits are
+ * cut out of that many bytes, the argument's slot: no more, or the cut
+ * would write past the slot into the next argument or past the event.
+ */
 int trace_probe_add_btf_bitfield(struct fetch_prog *prog,
+				 const struct fetch_type *t,
 				 struct traceprobe_parse_context *ctx)
 {
+	unsigned int cbits = BITS_PER_BYTE * t->size;
+	unsigned int bits = ctx->last_bitsize + ctx->last_bitoffs;
 	struct fetch_insn *insn;
 
 	if (ctx->last_bitsize % 8 == 0 && !ctx->last_bitoffs)
 		return 0;
+	/* A packed member across its type's width: no slot holds it. */
+	if (bits > cbits)
+		return trace_probe_inval(ctx->offset, BAD_BITFIELD);
 	insn = prog_next_or_log(prog, ctx->offset);
 	if (!insn)
 		return -EINVAL;
 	insn->op = FETCH_OP_MOD_BF;
-	insn->basesize = sizeof(u64);
-	insn->lshift = 64 - (ctx->last_bitsize + ctx->last_bitoffs);
-	insn->rshift = 64 - ctx->last_bitsize;
+	insn->basesize = t->size;
+	insn->lshift = cbits - bits;
+	insn->rshift = cbits - ctx->last_bitsize;
 	return 0;
 }
 
@@ -501,6 +512,7 @@ int trace_probe_parse_btf_typecast(char *cast, int cast_offs, char *members,
 }
 
 int trace_probe_add_btf_bitfield(struct fetch_prog *prog,
+				 const struct fetch_type *t,
 				 struct traceprobe_parse_context *ctx)
 {
 	return trace_probe_fail(ctx->offset, NOSUP_BTFARG, -EOPNOTSUPP);

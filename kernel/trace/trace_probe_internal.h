@@ -71,6 +71,7 @@ int trace_probe_parse_btf_typecast(char *cast, int cast_offs, char *members,
 int trace_probe_parse_btf_arg(char *name, struct fetch_prog *prog,
 			      struct traceprobe_parse_context *ctx);
 int trace_probe_add_btf_bitfield(struct fetch_prog *prog,
+				 const struct fetch_type *t,
 				 struct traceprobe_parse_context *ctx);
 int trace_probe_prepare_btf_string(const char *type, struct fetch_prog *prog,
 				   struct traceprobe_parse_context *ctx);
