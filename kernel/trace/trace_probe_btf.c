@@ -374,8 +374,19 @@ int trace_probe_parse_btf_arg(char *name, struct fetch_prog *prog,
 	if (str_has_prefix(name, "$current"))
 		return btf_parse_current(name, prog, ctx);
 
-	/* no function, no BTF prototype to look the name up in */
-	arrow = ctx->funcname ? btf_split_member(name, &members, ctx) : -EINVAL;
+	/*
+	 * No function (a probe on an address): no BTF prototype to look the
+	 * name up in.  $retval is the plain return register then, as on a
+	 * kernel without BTF.
+	 */
+	if (!ctx->funcname) {
+		if ((ctx->flags & TPARG_FL_RETURN) && !strcmp(name, "$retval")) {
+			insn->op = FETCH_OP_RETVAL;
+			return 0;
+		}
+		return trace_probe_inval(ctx->offset, NOSUP_BTFARG);
+	}
+	arrow = btf_split_member(name, &members, ctx);
 	if (arrow < 0)
 		return arrow;
 	if (!arrow && members)
