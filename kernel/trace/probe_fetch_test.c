@@ -52,6 +52,19 @@ noinline int probe_fetch_test_target(struct probe_fetch_test_data *d,
 	return 0x1234;
 }
 
+/*
+ * "probe_fetch_test:" and this name make a place longer than a fetch
+ * argument (63 characters): kprobe_events_listing.tc deletes a probe on
+ * it by its place.
+ */
+int probe_fetch_test_target_whose_place_outgrows_an_argument(void);
+/* Not static: GCC would clone a static one under another name (.isra). */
+noinline int probe_fetch_test_target_whose_place_outgrows_an_argument(void)
+{
+	asm volatile("");
+	return 0;
+}
+
 static struct probe_fetch_test_data pft_data = {
 	.u64v = 0xfedcba9876543210ULL,
 	.s64v = -81985529216486896LL,
@@ -74,6 +87,7 @@ static int pft_run(const char *val, const struct kernel_param *kp)
 {
 	pft_data.func = probe_fetch_test_target;
 	pft_data.arrp = &pft_data.arr[2];
+	probe_fetch_test_target_whose_place_outgrows_an_argument();
 	return probe_fetch_test_target(&pft_data, 0x5678) == 0x1234 ? 0 : -EIO;
 }
 

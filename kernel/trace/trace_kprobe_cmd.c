@@ -257,12 +257,33 @@ static int kev_command(const char *cmd)
 
 /* ---- listing and matching ---- */
 
+/*
+ * Is @arg the place of @kev, as kev_show() prints it?  The symbol is
+ * compared in place: "MOD:SYM" may be longer than any argument buffer.
+ */
+static bool kev_place_is(struct kprobe_ev *kev, const char *arg)
+{
+	struct kprobe *kp = &kev->krp.kp;
+	char tail[24];
+	size_t len;
+
+	if (!kev->sym) {
+		snprintf(tail, sizeof(tail), "0x%p", kp->addr);
+		return !strcmp(tail, arg);
+	}
+	len = strlen(kev->sym);
+	if (strncmp(arg, kev->sym, len))
+		return false;
+	if (!kp->offset)
+		return !arg[len];
+	snprintf(tail, sizeof(tail), "+%u", kp->offset);
+	return !strcmp(arg + len, tail);
+}
+
 static bool kev_match(const char *system, const char *event,
 		      int argc, const char **argv, struct dyn_event *ev)
 {
 	struct kprobe_ev *kev = kev_of_dyn(ev);
-	struct kprobe *kp = &kev->krp.kp;
-	char place[MAX_ARGSTR_LEN + 1];
 
 	if (event[0] && strcmp(trace_probe_name(&kev->tp), event))
 		return false;
@@ -270,15 +291,7 @@ static bool kev_match(const char *system, const char *event,
 		return false;
 	if (!argc)
 		return true;
-
-	/* the place, as kev_show() prints it */
-	if (!kev->sym)
-		snprintf(place, sizeof(place), "0x%p", kp->addr);
-	else if (kp->offset)
-		snprintf(place, sizeof(place), "%s+%u", kev->sym, kp->offset);
-	else
-		snprintf(place, sizeof(place), "%s", kev->sym);
-	if (strcmp(place, argv[0]))
+	if (!kev_place_is(kev, argv[0]))
 		return false;
 
 	return trace_probe_match_command_args(&kev->tp, argc - 1, argv + 1);
