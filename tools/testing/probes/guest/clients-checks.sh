@@ -399,6 +399,51 @@ c_tracefs_fprobe_struct_field() {
 	tracefs_event dynamic_events 'f:clients/fpfield vfs_read flags=file->f_flags' && struct_field
 }
 
+# A BTF bitfield is cut out of its own slot: a u32 member's cut wrote
+# eight bytes, zeroing the next argument's (here $comm's data location,
+# read back as an empty string).  in_iowait is a 1-bit "unsigned".
+c_tracefs_kprobe_btf_bitfield() {
+	tracefs_event kprobe_events 'p:clients/kpbf vfs_read b=$current->in_iowait c=$comm' || return 1
+	grep -qE 'field:u32 b;' $W/format || why "b is not u32 in the format"
+	grep -qE ' b=0 c="cat"$' $W/trace || why "no b=0 c=\"cat\" in the trace"
+}
+
+# $argN past the function's parameters is refused with an error_log
+# entry, however large N is (N = 2^31 + 1 once indexed below the
+# parameters, reading BTF 16 GiB below it).
+c_tracefs_btf_arg_out_of_range() {
+	local n
+	trace_reset
+	for n in 5 2147483649 4294967296 18446744073709551615; do
+		echo > $TRACING/error_log
+		if echo "p:clients/kpargn vfs_read \$arg$n" >> $TRACING/kprobe_events 2>/dev/null; then
+			echo "-:clients/kpargn" >> $TRACING/kprobe_events
+			why "\$arg$n accepted for vfs_read (4 parameters)"
+		fi
+		cat $TRACING/error_log
+		grep -q 'error:' $TRACING/error_log || why "\$arg$n: no error_log entry"
+	done
+}
+
+# A return probe on an address: $retval is the return register (no
+# function, no BTF prototype); a parameter name is refused with an
+# error_log entry.
+c_tracefs_address_retval() {
+	local addr size
+	size=$(marker_size)
+	addr=0x$(awk '$3 == "vfs_read" && NF == 3 { print $1; exit }' /proc/kallsyms)
+	echo > $TRACING/error_log
+	if echo "p:clients/kpaddrf $addr file" >> $TRACING/kprobe_events 2>/dev/null; then
+		echo "-:clients/kpaddrf" >> $TRACING/kprobe_events
+		why "a BTF name accepted on an address probe"
+	fi
+	cat $TRACING/error_log
+	grep -q 'error:' $TRACING/error_log || why "address probe with a name: no error_log entry"
+	tracefs_event kprobe_events "r:clients/kpaddr $addr ret=\$retval" || return 1
+	grep -qE " ret=(0x)?0*$size\$| ret=$(printf '0x%x' "$size")\$" $W/trace ||
+		why "no ret=$size in the trace"
+}
+
 # --- at scale: what a user waits for ----------------------------------------
 #
 # Many probes attached and detached the way the clients do it, one probe
@@ -584,6 +629,9 @@ tracefs_kretprobe_typed_retval:60
 tracefs_fprobe_typed_retval:60
 tracefs_kprobe_struct_field:60
 tracefs_fprobe_struct_field:60
+tracefs_kprobe_btf_bitfield:60
+tracefs_btf_arg_out_of_range:60
+tracefs_address_retval:60
 perf_probe_add:300
 perf_probe_return:300
 perf_probe_register_typed:300
