@@ -47,7 +47,7 @@
 #   probes.sweep_batch=N    probes per register_k*probes() call [256]
 #   probes.sweep_mid_every=N  mid mode: one instruction boundary in N
 #                           of each function is probed [64]
-#   probes.sweep_modes=LIST  kprobe,kretprobe,fprobe,mid [all four]
+#   probes.sweep_modes=LIST  kprobe,kretprobe,fprobe,mid,fexit [all five]
 #   probes.sweep_step_secs=N  time-out of one step (register, workload,
 #                           unregister) [900]
 #   probes.sweep_exclude=F1,F2  functions left out of every mode [none]:
@@ -59,7 +59,7 @@ torture_race_us=100 torture_race_secs=20 torture_slot_preempt_us=100000
 nmi_secs=20 unwind_secs=20 unwind_proc_secs=15
 fuzz_lines=2000 fuzz_seed=1 fuzz_cycle=500 fuzz_exclude=none
 sweep_funcs=2000 sweep_seed=1 sweep_batch=256 sweep_mid_every=64
-sweep_modes=kprobe,kretprobe,fprobe,mid sweep_step_secs=900 sweep_exclude=
+sweep_modes=kprobe,kretprobe,fprobe,mid,fexit sweep_step_secs=900 sweep_exclude=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	probes.torture_secs=*) torture_secs=${arg#*=} ;;
@@ -553,6 +553,10 @@ trace_reset
 # kprobes_sweep.c), some were hit, no handler ran after the removal and
 # no probe is left.  A splat fails the run (splat.sh), and so does a hang
 # (a step that does not end in sweep_step_secs, or the guest's time-out).
+# The fexit mode puts the fprobe (entry and exit) on every function of
+# the kprobe blacklist that ftrace can trace, the probes' own hit paths,
+# while kprobe events hit (finding 40): it passes when, besides the
+# above, some kretprobe return was refused as out of order.
 # Each mode's counts, refusals and times go to /results/sweep.log, its
 # list of functions to /results/sweep-MODE.list.
 SWEEPFS=/sys/kernel/debug/kprobes_sweep
@@ -640,6 +644,7 @@ sweep_bad_refusals() {
 sweep() {
 	local m=$1 idx=$2 name=reliability:sweep-$1 list=/results/sweep-$1.list
 	local t0 t1 t2 t3 stats why= n sites reg ref hit late left ftrace0
+	local kmode=$1 ooo
 	if ! have_module kprobes_sweep; then
 		tap_result skip "$name" "kprobes_sweep not built for $(uname -m)"
 		return
@@ -647,7 +652,14 @@ sweep() {
 	# Kernel functions only: the workload's module comes and goes.
 	echo "$sweep_exclude" | tr ',' '\n' | sed '/^$/d; s/^/ /; s/$/$/' > /tmp/sweep-exclude
 	echo ' \[' >> /tmp/sweep-exclude
-	if [ "$sweep_funcs" = 0 ]; then
+	if [ "$m" = fexit ]; then
+		# Every blacklisted function ftrace can trace: the probes' own
+		# hit paths, under fprobe exits while kprobes and kretprobes hit.
+		kmode=fprobe
+		awk 'NR == FNR { bl[$2] = 1; next } ($2 in bl)' \
+			/results/kprobes-blacklist.txt $TRACING/available_filter_functions_addrs |
+			grep -v -f /tmp/sweep-exclude > $list
+	elif [ "$sweep_funcs" = 0 ]; then
 		grep -v -f /tmp/sweep-exclude $TRACING/available_filter_functions_addrs > $list
 	else
 		grep -v -f /tmp/sweep-exclude $TRACING/available_filter_functions_addrs |
@@ -663,11 +675,12 @@ sweep() {
 	ftrace0=$(wc -l < $TRACING/enabled_functions)
 	recursion0=$(sweep_recursion)
 	t0=$(date +%s)
-	if ! modprobe kprobes_sweep mode="$m" batch="$sweep_batch" \
+	if ! modprobe kprobes_sweep mode="$kmode" batch="$sweep_batch" \
 		seed=$((sweep_seed + idx)) mid_every="$sweep_mid_every"; then
 		tap_result fail "$name" "modprobe kprobes_sweep failed"
 		return
 	fi
+	[ "$m" = fexit ] && sweep_fexit_probes on
 	if ! cat $list > $SWEEPFS/funcs; then
 		why="writing the list failed"
 	elif ! sweep_step register "$sweep_step_secs" sh -c "echo register > $SWEEPFS/control"; then
@@ -685,6 +698,7 @@ sweep() {
 		why="unregister failed or hung"
 	fi
 	t3=$(date +%s)
+	[ "$m" = fexit ] && ooo=$(sweep_fexit_probes off)
 	stats=$(cat $SWEEPFS/stats)
 	{
 		echo "sweep-$m: $stats"
@@ -719,13 +733,37 @@ sweep() {
 		why="$late hits after the last unregistration returned"
 	elif [ "$left" != 0 ]; then
 		why="$left probes or ftrace sites left after rmmod"
+	elif [ "$m" = fexit ] && [ "${ooo:-0}" = 0 ]; then
+		why="no kretprobe return refused as out of order: the probes' paths were not under fprobe exits"
 	fi
 	if [ -n "$why" ]; then
 		tap_result fail "$name" "$why"
 		sed 's/^/#   /' $SWEEPFS/stats >> "$TAP_FILE" 2>/dev/null
 		return
 	fi
-	tap_result ok "$name" "$n functions, $sites sites: $reg registered, $ref refused ($(sweep_field refused_by_errno "$stats")), $hit hit; $((t3 - t0))s"
+	tap_result ok "$name" "$n functions, $sites sites: $reg registered, $ref refused ($(sweep_field refused_by_errno "$stats")), $hit hit${ooo:+, $ooo kretprobe returns refused out of order}; $((t3 - t0))s"
+}
+
+# sweep_fexit_probes on|off: the probes that hit under the fexit mode's
+# fprobe: two kretprobes and a kprobe at functions the workload calls.
+# "off" removes them and prints how many returns the kretprobes had
+# refused as out of order (their hooks made under an fprobe exit).
+sweep_fexit_probes() {
+	if [ "$1" = on ]; then
+		echo 'r:sweepfx/rk vfs_read' >> $TRACING/kprobe_events
+		echo 'r:sweepfx/rko do_sys_openat2' >> $TRACING/kprobe_events
+		echo 'p:sweepfx/kw vfs_write' >> $TRACING/kprobe_events
+		echo 1 > $TRACING/events/sweepfx/enable
+		return
+	fi
+	echo 0 > $TRACING/events/sweepfx/enable
+	awk '$2 == "r" && ($3 ~ /^vfs_read\+/ || $3 ~ /^do_sys_openat2\+/) {
+		sub(/.*out_of_order=/, ""); n += $0 } END { print n + 0 }' \
+		/sys/kernel/debug/kprobes/missed
+	log "sweep-fexit: $(grep sweepfx $TRACING/kprobe_profile | tr -s ' ' | tr '\n' ';')" >&2
+	echo '-:sweepfx/rk' >> $TRACING/kprobe_events
+	echo '-:sweepfx/rko' >> $TRACING/kprobe_events
+	echo '-:sweepfx/kw' >> $TRACING/kprobe_events
 }
 
 trace_reset
@@ -733,7 +771,7 @@ trace_reset
 cat /sys/kernel/debug/kprobes/blacklist > /results/kprobes-blacklist.txt 2>/dev/null
 [ -n "$sweep_exclude" ] && log "sweep: leaving out $sweep_exclude"
 i=0 t0=$(date +%s)
-for m in kprobe kretprobe fprobe mid; do
+for m in kprobe kretprobe fprobe mid fexit; do
 	case ,$sweep_modes, in *,$m,*) sweep $m $i ;; esac
 	i=$((i + 1))
 done
