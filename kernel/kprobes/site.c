@@ -446,6 +446,44 @@ void kprobe_site_free(struct kprobe_site *s)
 }
 
 /*
+ * Take an unused, unarmed site out of the table; it is freed by
+ * kprobe_sites_free_doomed() after a grace period.
+ * Context: kprobe_mutex held.
+ */
+void kprobe_site_doom(struct kprobe_site *s, struct list_head *doomed)
+{
+	lockdep_assert_held(&kprobe_mutex);
+	kprobe_site_remove(s);
+	list_add_tail(&site_kp(s)->list, doomed);
+}
+
+/*
+ * Free doomed sites.  A task preempted in a detour buffer is not waited
+ * for by a normal grace period: wait for RCU tasks too when a site's
+ * buffer was in use (synchronize_rcu_tasks() is synchronize_rcu() on
+ * kernels without preemption, where the caller's grace period is enough).
+ * Context: a grace period after kprobe_site_doom().
+ */
+void kprobe_sites_free_doomed(struct list_head *doomed)
+{
+	struct kprobe *kp, *tmp;
+
+	if (IS_ENABLED(CONFIG_TASKS_RCU) && IS_ENABLED(CONFIG_OPTPROBES)) {
+		list_for_each_entry(kp, doomed, list) {
+			if (kprobe_site_opt_used(to_site(kp))) {
+				synchronize_rcu_tasks();
+				break;
+			}
+		}
+	}
+
+	list_for_each_entry_safe(kp, tmp, doomed, list) {
+		list_del(&kp->list);
+		kprobe_site_free(to_site(kp));
+	}
+}
+
+/*
  * Point the site's post_handler at the fan-out only while some user has
  * one: a site without one may be boosted or optimized.
  * Context: kprobe_mutex held.
