@@ -37,6 +37,7 @@
 
 #include <linux/execmem.h>
 #include <linux/extable.h>
+#include <linux/ftrace.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/memory.h>
@@ -173,6 +174,27 @@ static int kp_build_slots(struct kprobe *p, u32 insn)
 	return 0;
 }
 
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS
+/*
+ * The two words before a traced function are not code: they hold the
+ * ftrace_ops that its call site loads (the literal is at
+ * ALIGN_DOWN(site - 12, 8), see ftrace_rec_set_ops()), and ftrace
+ * rewrites them whenever the function's ops change.  They decode as
+ * anything; a BRK there would be a corrupt ops pointer.
+ */
+static bool kp_in_ftrace_literal(unsigned long addr)
+{
+	unsigned long literal = ALIGN_DOWN(addr, 8);
+
+	return ftrace_location_range(literal + 12, literal + 16);
+}
+#else
+static bool kp_in_ftrace_literal(unsigned long addr)
+{
+	return false;
+}
+#endif
+
 /**
  * arch_prepare_kprobe() - check and prepare the instruction at @p->addr
  * @p: the probe; @p->addr is set
@@ -180,19 +202,21 @@ static int kp_build_slots(struct kprobe *p, u32 insn)
  * Called with kprobe_mutex and text_mutex held, before the probe is
  * armed.
  *
- * Return: 0; -EILSEQ if @p->addr is not 4-byte aligned; -EOPNOTSUPP if
- * the instruction can be neither stepped nor simulated (exception
- * generation, eret, pointer-authenticating branches, PSTATE and
- * exception register accesses, exclusives, SIMD&FP literal loads,
- * unallocated encodings) or if it runs inside an exclusive sequence;
- * -EFAULT if it cannot be read; -ENOMEM.
+ * Return: 0; -EILSEQ if @p->addr is not 4-byte aligned or is the ftrace
+ * ops literal before a traced function; -EOPNOTSUPP if the instruction
+ * can be neither stepped nor simulated (exception generation, eret,
+ * pointer-authenticating branches, PSTATE and exception register
+ * accesses, exclusives, SIMD&FP literal loads, unallocated encodings) or
+ * if it runs inside an exclusive sequence; -EFAULT if it cannot be read;
+ * -ENOMEM.
  */
 int arch_prepare_kprobe(struct kprobe *p)
 {
 	struct arch_probe_insn api;
 	u32 insn;
 
-	if (!IS_ALIGNED((unsigned long)p->addr, AARCH64_INSN_SIZE))
+	if (!IS_ALIGNED((unsigned long)p->addr, AARCH64_INSN_SIZE) ||
+	    kp_in_ftrace_literal((unsigned long)p->addr))
 		return -EILSEQ;
 	if (aarch64_insn_read(p->addr, &insn))
 		return -EFAULT;

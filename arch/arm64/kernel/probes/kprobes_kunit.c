@@ -462,6 +462,34 @@ static void kpa_skip_without_ftrace(struct kunit *test)
 		kunit_skip(test, "kpa_ftrace_entry has no ftrace call site");
 }
 
+/*
+ * The two words before a traced function hold its ftrace ops (CALL_OPS):
+ * data that ftrace rewrites, refused as not an instruction.
+ */
+static void kpa_test_ftrace_literal(struct kunit *test)
+{
+	unsigned long site, literal;
+	unsigned int i;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS))
+		kunit_skip(test, "no CONFIG_DYNAMIC_FTRACE_WITH_CALL_OPS");
+	site = ftrace_location((unsigned long)kpa_ftrace_entry);
+	if (!site)
+		kunit_skip(test, "kpa_ftrace_entry has no ftrace call site");
+	literal = ALIGN_DOWN(site - 12, 8);
+	for (i = 0; i < 2; i++) {
+		struct kprobe kp = {
+			.addr = (kprobe_opcode_t *)(literal + i * AARCH64_INSN_SIZE),
+			.pre_handler = kpa_pre,
+		};
+		int ret = register_kprobe(&kp);
+
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EILSEQ, "literal word %u", i);
+		if (!ret)
+			unregister_kprobe(&kp);
+	}
+}
+
 /* Handlers at an entry see the same registers on both paths. */
 static void kpa_test_entry_regs(struct kunit *test)
 {
@@ -899,6 +927,7 @@ static struct kunit_case kpa_test_cases[] = {
 			 kpa_reentry_gen_params),
 	KUNIT_CASE_PARAM(kpa_test_reentry_past_deepest_runs_detached,
 			 kpa_reentry_gen_params),
+	KUNIT_CASE(kpa_test_ftrace_literal),
 	KUNIT_CASE(kpa_test_entry_regs),
 	KUNIT_CASE(kpa_test_ftrace_writes),
 	KUNIT_CASE(kpa_test_ftrace_users),
