@@ -39,6 +39,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/limits.h>
+#include <linux/vmalloc.h>
 
 #include <asm/insn.h>
 
@@ -903,6 +904,34 @@ static void kpa_test_opt_post_stays_brk(struct kunit *test)
 	unregister_kprobe(&kp);
 }
 
+/*
+ * The stepped copy of an exception-table load faults on a kernel address.
+ * Such a fault does not pass do_page_fault(), yet the pc must go back to
+ * the original instruction for its fixup to run, and the probe be left.
+ */
+static void kpa_test_extable_fault(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)kpa_extable_site,
+		.pre_handler = kpa_pre,
+	};
+	long *area, *guard;
+
+	area = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	/* The guard page after a vmalloc() area is never mapped. */
+	guard = area + PAGE_SIZE / sizeof(*area);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	memset(&kpa_hits, 0, sizeof(kpa_hits));
+	/* The fixup returns with x0, the address, untouched. */
+	KUNIT_EXPECT_EQ(test, kpa_extable(guard, 0), (long)guard);
+	KUNIT_EXPECT_EQ(test, kpa_hits.pre, 1);
+	KUNIT_EXPECT_EQ(test, kpa_extable(&kpa_extable_value, 0), 42L);
+	KUNIT_EXPECT_EQ(test, kpa_hits.pre, 2);
+	unregister_kprobe(&kp);
+	vfree(area);
+}
+
 static long kpa_brk_entry_fn(long a, long b)
 {
 	return kpa_brk_entry(a, b);
@@ -935,6 +964,7 @@ static struct kunit_case kpa_test_cases[] = {
 	KUNIT_CASE_PARAM(kpa_test_opt_classes, kpa_case_gen_params),
 	KUNIT_CASE(kpa_test_opt_regs),
 	KUNIT_CASE(kpa_test_opt_post_stays_brk),
+	KUNIT_CASE(kpa_test_extable_fault),
 	KUNIT_CASE_SLOW(kpa_test_opt_unregister_while_hit),
 	{}
 };
