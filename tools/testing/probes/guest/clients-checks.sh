@@ -408,6 +408,19 @@ c_tracefs_kprobe_btf_bitfield() {
 	grep -qE ' b=0 c="cat"$' $W/trace || why "no b=0 c=\"cat\" in the trace"
 }
 
+# refused_with_error_log EVENT DEFINITION WHAT: writing DEFINITION to
+# kprobe_events fails and leaves an error_log entry (EVENT is removed if
+# it was defined after all).
+refused_with_error_log() {
+	echo > $TRACING/error_log
+	if echo "$2" >> $TRACING/kprobe_events 2>/dev/null; then
+		echo "-:$1" >> $TRACING/kprobe_events
+		why "$3: accepted"
+	fi
+	cat $TRACING/error_log
+	grep -q 'error:' $TRACING/error_log || why "$3: no error_log entry"
+}
+
 # $argN past the function's parameters is refused with an error_log
 # entry, however large N is (N = 2^31 + 1 once indexed below the
 # parameters, reading BTF 16 GiB below it).
@@ -415,13 +428,8 @@ c_tracefs_btf_arg_out_of_range() {
 	local n
 	trace_reset
 	for n in 5 2147483649 4294967296 18446744073709551615; do
-		echo > $TRACING/error_log
-		if echo "p:clients/kpargn vfs_read \$arg$n" >> $TRACING/kprobe_events 2>/dev/null; then
-			echo "-:clients/kpargn" >> $TRACING/kprobe_events
-			why "\$arg$n accepted for vfs_read (4 parameters)"
-		fi
-		cat $TRACING/error_log
-		grep -q 'error:' $TRACING/error_log || why "\$arg$n: no error_log entry"
+		refused_with_error_log clients/kpargn "p:clients/kpargn vfs_read \$arg$n" \
+			"\$arg$n for vfs_read (4 parameters)"
 	done
 }
 
@@ -432,13 +440,8 @@ c_tracefs_address_retval() {
 	local addr size
 	size=$(marker_size)
 	addr=0x$(awk '$3 == "vfs_read" && NF == 3 { print $1; exit }' /proc/kallsyms)
-	echo > $TRACING/error_log
-	if echo "p:clients/kpaddrf $addr file" >> $TRACING/kprobe_events 2>/dev/null; then
-		echo "-:clients/kpaddrf" >> $TRACING/kprobe_events
-		why "a BTF name accepted on an address probe"
-	fi
-	cat $TRACING/error_log
-	grep -q 'error:' $TRACING/error_log || why "address probe with a name: no error_log entry"
+	refused_with_error_log clients/kpaddrf "p:clients/kpaddrf $addr file" \
+		"a BTF name on an address probe"
 	tracefs_event kprobe_events "r:clients/kpaddr $addr ret=\$retval" || return 1
 	grep -qE " ret=(0x)?0*$size\$| ret=$(printf '0x%x' "$size")\$" $W/trace ||
 		why "no ret=$size in the trace"
