@@ -47,7 +47,6 @@
 #define MAX_ARRAY_LEN		64	/* elements of TYPE[N] */
 #define MAX_ARG_NAME_LEN	32	/* characters of NAME= */
 #define MAX_BTF_ARGS_LEN	128	/* buffer for $arg* expansion */
-#define MAX_DENTRY_ARGS_LEN	256	/* buffer for %pd/%pD expansion */
 #define MAX_STRING_SIZE		PATH_MAX	/* longest recorded string */
 #define MAX_PROBE_EVENT_SIZE	3072	/* fixed part of one record */
 

@@ -686,6 +686,35 @@ fail:
 	return ERR_PTR(ret);
 }
 
+/*
+ * Write the rewritten @arg ("EXPR:%pd" or "EXPR:%pD", with or without
+ * "NAME=") into @out (@size bytes, may be 0).  Return: the length of
+ * the rewritten text, as snprintf() does.
+ */
+static int dentry_arg_print(char *out, size_t size, const char *arg)
+{
+	const size_t name_offs = offsetof(struct dentry, d_name.name);
+	const size_t dentry_offs = offsetof(struct file, f_path.dentry);
+	int arglen = strlen(arg), namelen = 0, exprlen;
+	const char *eq, *expr;
+
+	eq = strchr(arg, '=');
+	/* a '=' inside the type part does not name the argument */
+	if (eq && eq - arg >= arglen - 4)
+		eq = NULL;
+	expr = eq ? eq + 1 : arg;
+	if (eq)
+		namelen = eq - arg + 1;
+	exprlen = arg + arglen - 4 - expr;
+
+	if (arg[arglen - 1] == 'D')
+		return snprintf(out, size, "%.*s+0x0(+0x%zx(+0x%zx(%.*s))):string",
+				namelen, arg, name_offs, dentry_offs,
+				exprlen, expr);
+	return snprintf(out, size, "%.*s+0x0(+0x%zx(%.*s)):string",
+			namelen, arg, name_offs, exprlen, expr);
+}
+
 /**
  * traceprobe_expand_dentry_args - rewrite "EXPR:%pd" and "EXPR:%pD"
  * @argc: number of fetch arguments
@@ -693,55 +722,36 @@ fail:
  * @buf: out: the rewritten text (NULL on entry), to kfree() after use
  *
  * "%pd" prints the name of a struct dentry *, "%pD" that of the dentry
- * of a struct file *; both become dereferences with a string type.
+ * of a struct file *; both become dereferences with a string type.  The
+ * buffer is sized for every rewritten argument: however many there are,
+ * each is then parsed (and refused with an error_log entry) as if the
+ * user had written it out.
  *
- * Return: 0, -EINVAL, or -ENOMEM (also when the text does not fit).
+ * Return: 0, -EINVAL, or -ENOMEM.
  */
 int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf)
 {
-	const size_t name_offs = offsetof(struct dentry, d_name.name);
-	const size_t dentry_offs = offsetof(struct file, f_path.dentry);
-	char *out = NULL;
-	int i, len, used = 0;
+	size_t size = 0, used = 0;
+	int i, len;
+	char *out;
 
 	if (*buf)
 		return -EINVAL;
 
 	for (i = 0; i < argc; i++) {
-		const char *arg = argv[i], *eq, *expr;
-		int arglen = strlen(arg), namelen = 0, exprlen;
-		bool file;
+		if (glob_match("*:%p[dD]", argv[i]))
+			size += dentry_arg_print(NULL, 0, argv[i]) + 1;
+	}
+	if (!size)
+		return 0;
+	out = kmalloc(size, GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
 
-		if (!glob_match("*:%p[dD]", arg))
+	for (i = 0; i < argc; i++) {
+		if (!glob_match("*:%p[dD]", argv[i]))
 			continue;
-		if (!out) {
-			out = kmalloc(MAX_DENTRY_ARGS_LEN, GFP_KERNEL);
-			if (!out)
-				return -ENOMEM;
-		}
-		file = arg[arglen - 1] == 'D';
-		eq = strchr(arg, '=');
-		/* a '=' inside the type part does not name the argument */
-		if (eq && eq - arg >= arglen - 4)
-			eq = NULL;
-		expr = eq ? eq + 1 : arg;
-		if (eq)
-			namelen = eq - arg + 1;
-		exprlen = arg + arglen - 4 - expr;
-
-		if (file)
-			len = snprintf(out + used, MAX_DENTRY_ARGS_LEN - used,
-				       "%.*s+0x0(+0x%zx(+0x%zx(%.*s))):string",
-				       namelen, arg, name_offs, dentry_offs,
-				       exprlen, expr);
-		else
-			len = snprintf(out + used, MAX_DENTRY_ARGS_LEN - used,
-				       "%.*s+0x0(+0x%zx(%.*s)):string",
-				       namelen, arg, name_offs, exprlen, expr);
-		if (len >= MAX_DENTRY_ARGS_LEN - used) {
-			kfree(out);
-			return -ENOMEM;
-		}
+		len = dentry_arg_print(out + used, size - used, argv[i]);
 		argv[i] = out + used;
 		used += len + 1;
 	}
