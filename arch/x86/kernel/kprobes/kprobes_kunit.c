@@ -571,6 +571,20 @@ static void undefined_instruction_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EOPNOTSUPP);
 }
 
+/*
+ * An int3 already in the text is refused: a hit could not tell the
+ * probe's from the one that was there (the sweep no longer meets the
+ * int3 filler after returns, so this is the case that checks it).
+ */
+static void int3_is_refused(struct kunit *test)
+{
+	struct kprobe kp = { .addr = kpt_addr("kpt_int3"), .pre_handler = kpt_pre };
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	KUNIT_ASSERT_EQ(test, *(u8 *)kp.addr, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EOPNOTSUPP);
+}
+
 /* A probe on the function symbol lands after ENDBR when there is one. */
 static void function_entry_skips_endbr(struct kunit *test)
 {
@@ -604,6 +618,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(interrupt_flag_modifiers_are_emulated),
 	KUNIT_CASE(mid_instruction_is_refused),
 	KUNIT_CASE(undefined_instruction_is_refused),
+	KUNIT_CASE(int3_is_refused),
 	KUNIT_CASE(function_entry_skips_endbr),
 	{}
 };

@@ -103,6 +103,7 @@ SYM_FUNC_START(kpt_helper2)
 SYM_INNER_LABEL(kpt2_bare_ret, SYM_L_GLOBAL)
 	ANNOTATE_UNRET_SAFE
 	ret
+SYM_INNER_LABEL(kpt_int3, SYM_L_GLOBAL)
 	int3
 SYM_FUNC_END(kpt_helper2)
 
