@@ -3,7 +3,7 @@
  * debugfs: kprobes/list, kprobes/missed, kprobes/enabled and
  * kprobes/blacklist.
  *
- * kprobes/list prints one line per registered probe:
+ * kprobes/list prints one line per registered probe, in address order:
  *   "<addr>  <k|r|j>  <sym>+<off>  <module> [GONE][DISABLED][OPTIMIZED][FTRACE]"
  * the layout tools and ftracetest parse (k: kprobe, r: kretprobe,
  * j: jprobe).  GONE and DISABLED describe the probe, OPTIMIZED and
@@ -20,6 +20,8 @@
 #include <linux/debugfs.h>
 #include <linux/kallsyms.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include "internal.h"
 
 static const char *probe_type(struct kprobe *u)
@@ -84,27 +86,96 @@ static void missed_one(struct seq_file *m, struct kprobe_site *s,
 }
 
 /*
- * *pos is the table slot of the current site.  kprobe_mutex is held
- * from start to stop, so the table does not change under the walk.
+ * Both files list the sites there were when the file was opened, in
+ * address order: a position is an index in that snapshot.  A read()
+ * resumes at its position after kprobe_mutex was dropped, and the
+ * table's slots are no positions (a rebuild moves every site): a long
+ * listing would repeat or skip probes.  A site gone since the open is
+ * left out, one added since is not shown.
  */
-static void *list_from(loff_t *pos, unsigned int slot)
-{
-	struct kprobe_site *s = kprobe_site_at(&slot);
+struct kprobes_listing {
+	unsigned int nr;
+	unsigned long addr[];
+};
 
-	/* kprobe_site_at() left slot just past the site it returned. */
-	*pos = s ? slot - 1 : slot;
-	return s;
+static int cmp_addr(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The file's seq_operations are its debugfs data (kprobes_debugfs_init()). */
+static int listing_open(struct inode *inode, struct file *file)
+{
+	const struct seq_operations *ops = inode->i_private;
+	struct kprobes_listing *l;
+	struct kprobe_site *s;
+	unsigned int pos, n = 0;
+	int ret;
+
+	mutex_lock(&kprobe_mutex);
+	for (pos = 0; kprobe_site_at(&pos); )
+		n++;
+	l = kvmalloc(struct_size(l, addr, n), GFP_KERNEL);
+	if (l) {
+		for (pos = 0, l->nr = 0; l->nr < n; l->nr++) {
+			s = kprobe_site_at(&pos);
+			l->addr[l->nr] = site_addr(s);
+		}
+	}
+	mutex_unlock(&kprobe_mutex);
+	if (!l)
+		return -ENOMEM;
+	sort(l->addr, l->nr, sizeof(l->addr[0]), cmp_addr, NULL);
+
+	ret = seq_open(file, ops);
+	if (ret) {
+		kvfree(l);
+		return ret;
+	}
+	((struct seq_file *)file->private_data)->private = l;
+	return 0;
+}
+
+static int listing_release(struct inode *inode, struct file *file)
+{
+	kvfree(((struct seq_file *)file->private_data)->private);
+	return seq_release(inode, file);
+}
+
+static const struct file_operations kprobes_listing_fops = {
+	.open = listing_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = listing_release,
+};
+
+/* The first site at or after snapshot index *@pos that is still there. */
+static struct kprobe_site *listing_from(struct seq_file *m, loff_t *pos)
+{
+	struct kprobes_listing *l = m->private;
+	struct kprobe_site *s;
+
+	for (; *pos < l->nr; (*pos)++) {
+		s = kprobe_site_find(l->addr[*pos]);
+		if (s)
+			return s;
+	}
+	return NULL;
 }
 
 static void *list_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&kprobe_mutex);
-	return list_from(pos, *pos);
+	return listing_from(m, pos);
 }
 
 static void *list_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return list_from(pos, *pos + 1);
+	(*pos)++;
+	return listing_from(m, pos);
 }
 
 static void list_stop(struct seq_file *m, void *v)
@@ -139,41 +210,31 @@ static const struct seq_operations kprobes_list_sops = {
 	.stop = list_stop,
 	.show = list_show,
 };
-DEFINE_SEQ_ATTRIBUTE(kprobes_list);
 
-/*
- * kprobes/missed: the sites, then one line more for the misses of no
- * probe, at position UINT_MAX (a table never has that many slots).
- */
+/* kprobes/missed: the sites, then one line more for the misses of no probe. */
 static char missed_anon_line;
 #define MISSED_ANON	((void *)&missed_anon_line)
 
-static void *missed_from(loff_t *pos, loff_t at)
+static void *missed_from(struct seq_file *m, loff_t *pos)
 {
-	void *v;
+	struct kprobes_listing *l = m->private;
+	struct kprobe_site *s = listing_from(m, pos);
 
-	if (at > UINT_MAX) {
-		*pos = at;
-		return NULL;
-	}
-	if (at < UINT_MAX) {
-		v = list_from(pos, at);
-		if (v)
-			return v;
-	}
-	*pos = UINT_MAX;
-	return MISSED_ANON;
+	if (s)
+		return s;
+	return *pos == l->nr ? MISSED_ANON : NULL;
 }
 
 static void *missed_start(struct seq_file *m, loff_t *pos)
 {
 	mutex_lock(&kprobe_mutex);
-	return missed_from(pos, *pos);
+	return missed_from(m, pos);
 }
 
 static void *missed_next(struct seq_file *m, void *v, loff_t *pos)
 {
-	return missed_from(pos, *pos + 1);
+	(*pos)++;
+	return missed_from(m, pos);
 }
 
 static int missed_show(struct seq_file *m, void *v)
@@ -193,7 +254,6 @@ static const struct seq_operations kprobes_missed_sops = {
 	.stop = list_stop,
 	.show = missed_show,
 };
-DEFINE_SEQ_ATTRIBUTE(kprobes_missed);
 
 static const struct seq_operations kprobes_blacklist_sops = {
 	.start = kprobe_blacklist_seq_start,
@@ -234,8 +294,10 @@ static int __init kprobes_debugfs_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("kprobes", NULL);
 
-	debugfs_create_file("list", 0400, dir, NULL, &kprobes_list_fops);
-	debugfs_create_file("missed", 0400, dir, NULL, &kprobes_missed_fops);
+	debugfs_create_file("list", 0400, dir, (void *)&kprobes_list_sops,
+			    &kprobes_listing_fops);
+	debugfs_create_file("missed", 0400, dir, (void *)&kprobes_missed_sops,
+			    &kprobes_listing_fops);
 	debugfs_create_file("enabled", 0600, dir, NULL, &kprobes_enabled_fops);
 	debugfs_create_file("blacklist", 0400, dir, NULL,
 			    &kprobes_blacklist_fops);
