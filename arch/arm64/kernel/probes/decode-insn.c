@@ -96,7 +96,9 @@ bool arm_probe_is_unallocated(probe_opcode_t insn)
 /*
  * Registers that the probe's own exceptions overwrite (a copy would read
  * the BRK's values, or its write would be lost) or that mask interrupts
- * behind the probe's back.
+ * behind the probe's back.  A VHE kernel takes its exceptions at EL2:
+ * its _EL1 names already reach the EL2 registers, and the explicit _EL2
+ * encodings (KVM's VHE world switch) are the same registers.
  */
 static bool dec_sysreg_refused(probe_opcode_t insn)
 {
@@ -105,6 +107,10 @@ static bool dec_sysreg_refused(probe_opcode_t insn)
 	case sys_reg(3, 0, 4, 0, 1):	/* ELR_EL1 */
 	case sys_reg(3, 0, 5, 2, 0):	/* ESR_EL1 */
 	case sys_reg(3, 0, 6, 0, 0):	/* FAR_EL1 */
+	case sys_reg(3, 4, 4, 0, 0):	/* SPSR_EL2 */
+	case sys_reg(3, 4, 4, 0, 1):	/* ELR_EL2 */
+	case sys_reg(3, 4, 5, 2, 0):	/* ESR_EL2 */
+	case sys_reg(3, 4, 6, 0, 0):	/* FAR_EL2 */
 	case sys_reg(3, 3, 4, 2, 1):	/* DAIF */
 		return true;
 	default:

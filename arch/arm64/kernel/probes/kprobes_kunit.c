@@ -197,6 +197,8 @@ static void kpa_test_refusals(struct kunit *test)
 		{ "msr daifset", kpa_daifset_site, -EOPNOTSUPP },
 		{ "msr daif", kpa_msr_daif_site, -EOPNOTSUPP },
 		{ "mrs elr_el1", kpa_mrs_elr_site, -EOPNOTSUPP },
+		{ "mrs elr_el2", kpa_mrs_elr_el2_site, -EOPNOTSUPP },
+		{ "msr spsr_el2", kpa_msr_spsr_el2_site, -EOPNOTSUPP },
 		{ "retaa", kpa_retaa_site, -EOPNOTSUPP },
 		{ "braa", kpa_braa_site, -EOPNOTSUPP },
 		{ "ldr q literal", kpa_ldr_q_site, -EOPNOTSUPP },

@@ -60,6 +60,7 @@ extern char kpa_aut_site[];
 
 extern char kpa_svc_site[], kpa_hvc_site[], kpa_brk_site[], kpa_eret_site[];
 extern char kpa_daifset_site[], kpa_msr_daif_site[], kpa_mrs_elr_site[];
+extern char kpa_mrs_elr_el2_site[], kpa_msr_spsr_el2_site[];
 extern char kpa_retaa_site[], kpa_braa_site[], kpa_ldr_q_site[];
 extern char kpa_udf_site[];
 long kpa_excl(long *p, long unused);

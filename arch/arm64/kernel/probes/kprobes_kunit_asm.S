@@ -220,6 +220,10 @@ SYM_INNER_LABEL(kpa_msr_daif_site, SYM_L_GLOBAL)
 	msr	daif, x0
 SYM_INNER_LABEL(kpa_mrs_elr_site, SYM_L_GLOBAL)
 	mrs	x0, elr_el1
+SYM_INNER_LABEL(kpa_mrs_elr_el2_site, SYM_L_GLOBAL)
+	mrs	x0, elr_el2
+SYM_INNER_LABEL(kpa_msr_spsr_el2_site, SYM_L_GLOBAL)
+	msr	spsr_el2, x0
 SYM_INNER_LABEL(kpa_retaa_site, SYM_L_GLOBAL)
 	.inst	0xd65f0bff		/* retaa */
 SYM_INNER_LABEL(kpa_braa_site, SYM_L_GLOBAL)
