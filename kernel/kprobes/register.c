@@ -306,6 +306,35 @@ static void doom_unused(struct kprobe_site **v, unsigned int n,
 	}
 }
 
+/*
+ * Put sites that users have just left (@v, @n entries, duplicates
+ * allowed) in the state their remaining users need: armed sites without
+ * a live user are disarmed together, the others offered to the jump
+ * optimizer again (a joining post handler may have taken the jump away),
+ * and unused sites doomed.
+ * Context: kprobe_mutex held; takes cpus_read_lock and text_mutex.
+ */
+static void settle_left_sites(struct kprobe_site **v, unsigned int n,
+			      struct list_head *doomed)
+{
+	unsigned int i, noff = 0;
+
+	n = unique_sites(v, n);
+	for (i = 0; i < n; i++) {
+		if (v[i]->armed && !site_wants_arm(v[i])) {
+			swap(v[i], v[noff]);
+			noff++;
+		}
+	}
+	if (noff)
+		kprobe_disarm_sites(v, noff, false);
+	for (i = 0; i < n; i++) {
+		if (v[i]->armed)
+			kprobe_opt_try(v[i]);
+	}
+	doom_unused(v, n, doomed);
+}
+
 /**
  * kprobes_of() - the kprobes embedded in an array of wrappers
  * @objs: @num pointers to structures that embed a struct kprobe
@@ -431,8 +460,7 @@ rollback:
 		kprobe_site_leave(s, kps[i]);
 		sites[n++] = s;
 	}
-	n = unique_sites(sites, n);
-	doom_unused(sites, n, &doomed);
+	settle_left_sites(sites, n, &doomed);
 unlock:
 	kprobe_reg_put(r, num);
 	mutex_unlock(&kprobe_mutex);
@@ -482,7 +510,7 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 			      struct kprobe_unreg *u)
 {
 	struct kprobe_site *one_site, **sites;
-	unsigned int i, n = 0, noff = 0;
+	unsigned int i, n = 0;
 
 	INIT_LIST_HEAD(&u->doomed);
 	sites = kprobe_array(num, sizeof(*sites), &one_site, GFP_KERNEL);
@@ -503,23 +531,8 @@ void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 		}
 		sites[n++] = s;
 	}
-	if (sites) {
-		n = unique_sites(sites, n);
-		/* Armed sites left without a live user go out together. */
-		for (i = 0; i < n; i++) {
-			if (sites[i]->armed && !site_wants_arm(sites[i])) {
-				swap(sites[i], sites[noff]);
-				noff++;
-			}
-		}
-		if (noff)
-			kprobe_disarm_sites(sites, noff, false);
-		for (i = 0; i < n; i++) {
-			if (sites[i]->armed)
-				kprobe_opt_try(sites[i]);
-		}
-		doom_unused(sites, n, &u->doomed);
-	}
+	if (sites)
+		settle_left_sites(sites, n, &u->doomed);
 	mutex_unlock(&kprobe_mutex);
 	/* From here on no new hit can reach a handler of @kps. */
 	get_state_synchronize_rcu_full(&u->gp);

@@ -544,6 +544,68 @@ static void probe_inside_a_leaving_jump_takes_its_site_away(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 1);
 }
 
+/*
+ * A refused batch takes back what it did to the sites it joined: a post
+ * handler joining a jump's site undoes that jump at once, and when the
+ * batch then fails (here its second probe, inside an instruction), the
+ * probe that had the jump gets it back.
+ */
+static void refused_batch_gives_the_jump_back(struct kunit *test)
+{
+	struct kprobe keep = { .addr = kpo_addr(KPO_SITE),
+			       .pre_handler = kpo_count };
+	struct kprobe post = { .addr = keep.addr, .post_handler = kpo_post };
+	struct kprobe bad = { .pre_handler = kpo_count };
+	struct kprobe *batch[] = { &post, &bad };
+
+	KUNIT_ASSERT_NOT_NULL(test, keep.addr);
+	bad.addr = keep.addr + 1;	/* inside the mov */
+	KUNIT_ASSERT_EQ(test, register_kprobe(&keep), 0);
+	KUNIT_ASSERT_TRUE(test, kpo_is_jump(keep.addr));
+	KUNIT_EXPECT_EQ(test, register_kprobes(batch, 2), -EILSEQ);
+	KUNIT_EXPECT_TRUE(test, kpo_is_jump(keep.addr));
+	KUNIT_EXPECT_EQ(test, kpo_straight(5), kpo_straight_expected(5));
+	unregister_kprobe(&keep);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 1);
+}
+
+/*
+ * The same refused batch over a jump whose last user has just left: the
+ * breakpoint that replaced the jump belongs to nobody, and must go with
+ * its site rather than trap every call for good.
+ */
+static void refused_batch_over_a_leaving_jump_leaves_no_site(struct kunit *test)
+{
+	kprobe_opcode_t *addr = kpo_addr(KPO_SITE);
+	struct kprobe first, post, bad;
+	struct kprobe *batch[] = { &post, &bad };
+	bool jump_left = false;
+	int tries;
+	u8 orig, text;
+
+	KUNIT_ASSERT_NOT_NULL(test, addr);
+	orig = READ_ONCE(*addr);
+	/* The optimizer may undo the jump first; try again if it did. */
+	for (tries = 0; tries < 10 && !jump_left; tries++) {
+		first = (struct kprobe){ .addr = addr, .pre_handler = kpo_count };
+		KUNIT_ASSERT_EQ(test, register_kprobe(&first), 0);
+		KUNIT_ASSERT_TRUE(test, kpo_is_jump(addr));
+		unregister_kprobe(&first);
+		post = (struct kprobe){ .addr = addr, .post_handler = kpo_post };
+		bad = (struct kprobe){ .addr = addr + 1,
+				       .pre_handler = kpo_count };
+		jump_left = READ_ONCE(*addr) == JMP32_INSN_OPCODE;
+		KUNIT_ASSERT_EQ(test, register_kprobes(batch, 2), -EILSEQ);
+	}
+	KUNIT_ASSERT_TRUE(test, jump_left);
+	wait_for_kprobe_optimizer();
+	KUNIT_EXPECT_FALSE(test, kpo_site_present(addr));
+	text = READ_ONCE(*addr);
+	KUNIT_EXPECT_EQ(test, text, orig);
+	KUNIT_EXPECT_EQ(test, kpo_straight(6), kpo_straight_expected(6));
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 0);
+}
+
 /* A disabled probe is no jump; enabling it makes it one again. */
 static void disable_removes_jump(struct kunit *test)
 {
@@ -703,6 +765,8 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(leaving_jump_keeps_the_covering_site_out),
 	KUNIT_CASE(jump_over_a_disabled_probe_goes_for_a_new_one),
 	KUNIT_CASE(probe_inside_a_leaving_jump_takes_its_site_away),
+	KUNIT_CASE(refused_batch_gives_the_jump_back),
+	KUNIT_CASE(refused_batch_over_a_leaving_jump_leaves_no_site),
 	KUNIT_CASE(disable_removes_jump),
 	KUNIT_CASE(sysctl_round_trip),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
