@@ -178,6 +178,8 @@ struct kprobe_site *kprobe_user_site(struct kprobe *p);
 #if defined(CONFIG_KPROBES_RACE_WINDOW) && IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
 /* site.c, for the KUnit suite: called in every race window. */
 extern void (*kprobe_race_test_hook)(void);
+/* kretprobe.c, for the KUnit suite: called as a kretprobe leaves. */
+extern void (*kretprobe_unreg_test_hook)(void);
 #endif
 
 /* arming.c: patching the text, in batches */

@@ -207,6 +207,22 @@ int register_kretprobe(struct kretprobe *rp)
 }
 EXPORT_SYMBOL_GPL(register_kretprobe);
 
+#if defined(CONFIG_KPROBES_RACE_WINDOW) && IS_ENABLED(CONFIG_KPROBES_CORE_KUNIT_TEST)
+void (*kretprobe_unreg_test_hook)(void);
+EXPORT_SYMBOL_GPL(kretprobe_unreg_test_hook);
+
+/* KUnit: what happens between taking kretprobes out and stopping them. */
+static void kretprobe_unreg_test_point(void)
+{
+	void (*hook)(void) = READ_ONCE(kretprobe_unreg_test_hook);
+
+	if (hook)
+		hook();
+}
+#else
+static inline void kretprobe_unreg_test_point(void) { }
+#endif
+
 /**
  * unregister_kretprobes() - remove several return probes
  * @rps: the return probes
@@ -233,6 +249,7 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		return;
 	}
 	kprobes_unregister_begin(kps, num, &u);
+	kretprobe_unreg_test_point();
 	/*
 	 * Hooked calls that return from now on skip the handler.  An entry
 	 * handler that started before the disarm may still be running on
@@ -245,6 +262,14 @@ void unregister_kretprobes(struct kretprobe **rps, int num)
 		if (rps[i]->rh)
 			rethook_stop(rps[i]->rh);
 	}
+	/*
+	 * A return that read its handler before the stop may have begun
+	 * after kprobes_unregister_begin() noted the grace-period state,
+	 * and a grace period that started in between need not wait for
+	 * it.  Note the state again: the wait then covers every return
+	 * handler that can still run.
+	 */
+	get_state_synchronize_rcu_full(&u.gp);
 	kprobes_unregister_finish(kps, num, &u);
 	for (i = 0; i < num; i++)
 		kretprobe_teardown(rps[i]);

@@ -745,6 +745,148 @@ static void stacked_kretprobes_see_the_real_return_address(struct kunit *test)
 }
 #endif
 
+#if defined(CONFIG_KRETPROBES) && defined(CONFIG_KPROBES_RACE_WINDOW)
+/*
+ * A return handler that read its rethook's handler after the kretprobe
+ * was taken out of every lookup, but before the rethook was stopped.
+ */
+enum { KPK_LATE_IDLE, KPK_LATE_GO, KPK_LATE_IN_RETURN };
+static atomic_t kpk_late_state;
+static struct task_struct *kpk_late_caller;
+static bool kpk_late_unregistered;
+static atomic_t kpk_late_entered, kpk_late_handled, kpk_late_after;
+
+/* Hooked; returns when told to, or after two seconds. */
+static noinline int kpk_late_target(int v)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	while (atomic_read(&kpk_late_state) != KPK_LATE_GO &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	return v + 1;
+}
+
+static int kpk_late_caller_fn(void *arg)
+{
+	kpk_late_target(1);
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+static int kpk_late_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_late_entered);
+	return 0;
+}
+
+static int kpk_late_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_late_handled);
+	if (READ_ONCE(kpk_late_unregistered))
+		atomic_inc(&kpk_late_after);
+	return 0;
+}
+
+/*
+ * In the return path, between reading the handler and calling it (an
+ * RCU read-side section): hold the caller's return until unregistration
+ * has returned, or 200 ms.
+ */
+static void kpk_late_in_return(void)
+{
+	int i;
+
+	if (current != READ_ONCE(kpk_late_caller) ||
+	    atomic_cmpxchg(&kpk_late_state, KPK_LATE_GO,
+			   KPK_LATE_IN_RETURN) != KPK_LATE_GO)
+		return;
+	for (i = 0; i < 200 && !READ_ONCE(kpk_late_unregistered); i++)
+		mdelay(1);
+}
+
+/*
+ * Between taking the kretprobe out and stopping its rethook: a full
+ * grace period, then the hooked call returns and reads the handler.
+ */
+static void kpk_late_unreg_point(void)
+{
+	unsigned long end = jiffies + 2 * HZ;
+
+	synchronize_rcu();
+	atomic_set(&kpk_late_state, KPK_LATE_GO);
+	while (atomic_read(&kpk_late_state) != KPK_LATE_IN_RETURN &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+}
+
+/*
+ * No return handler runs after unregister_kretprobe() returns, even one
+ * of a call that returned while the kretprobe was going: it began after
+ * the probe left every lookup, so only a grace period noted after the
+ * rethook stopped covers it.  Before that, a grace period in between let
+ * the unregistration return while the handler was about to run.
+ */
+static void return_handler_never_runs_after_unregister(struct kunit *test)
+{
+	struct kretprobe rp = { .kp.addr = (void *)kpk_late_target,
+				.entry_handler = kpk_late_entry,
+				.handler = kpk_late_ret };
+	unsigned int here, there;
+	struct task_struct *t;
+	unsigned long end;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	atomic_set(&kpk_late_state, KPK_LATE_IDLE);
+	atomic_set(&kpk_late_entered, 0);
+	atomic_set(&kpk_late_handled, 0);
+	atomic_set(&kpk_late_after, 0);
+	WRITE_ONCE(kpk_late_unregistered, false);
+	KUNIT_ASSERT_EQ(test, register_kretprobe(&rp), 0);
+
+	/* The caller on one CPU, the unregistration on another. */
+	here = cpumask_first(cpu_online_mask);
+	there = cpumask_next(here, cpu_online_mask);
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, cpumask_of(here)), 0);
+	t = kthread_create_on_cpu(kpk_late_caller_fn, NULL, there, "kpk_late");
+	if (IS_ERR(t)) {
+		unregister_kretprobe(&rp);
+		set_cpus_allowed_ptr(current, cpu_possible_mask);
+		KUNIT_FAIL(test, "no caller thread");
+		return;
+	}
+	WRITE_ONCE(kpk_late_caller, t);
+	wake_up_process(t);
+	end = jiffies + 2 * HZ;
+	while (!atomic_read(&kpk_late_entered) && time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_late_entered), 1);
+
+	kprobes_set_race_window(1);
+	WRITE_ONCE(kprobe_race_test_hook, kpk_late_in_return);
+	WRITE_ONCE(kretprobe_unreg_test_hook, kpk_late_unreg_point);
+	unregister_kretprobe(&rp);
+	WRITE_ONCE(kpk_late_unregistered, true);
+	WRITE_ONCE(kretprobe_unreg_test_hook, NULL);
+	WRITE_ONCE(kprobe_race_test_hook, NULL);
+	kprobes_set_race_window(0);
+
+	kthread_stop(t);
+	WRITE_ONCE(kpk_late_caller, NULL);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_late_state), KPK_LATE_IN_RETURN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_late_handled), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_late_after), 0);
+}
+#else
+static void return_handler_never_runs_after_unregister(struct kunit *test)
+{
+	kunit_skip(test, "needs kretprobes and CONFIG_KPROBES_RACE_WINDOW");
+}
+#endif
+
 static int kpk_recursing_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic_inc(&kpk_hits);
@@ -1739,6 +1881,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(post_handler_joins_boosted_site),
 	KUNIT_CASE(disarm_all_frees_a_site_whose_jump_was_leaving),
 	KUNIT_CASE(post_handler_may_go_mid_hit),
+	KUNIT_CASE(return_handler_never_runs_after_unregister),
 	KUNIT_CASE(parked_entry_hook_is_silent_and_rearms),
 	KUNIT_CASE(ftrace_unhook_failure_is_retried),
 	KUNIT_CASE(stuck_hook_keeps_the_site_off_the_other_ops),
