@@ -62,6 +62,7 @@
 #include <asm/insn.h>
 #include <asm/nops.h>
 #include <asm/sections.h>
+#include <asm/trapnr.h>
 
 #include "common.h"
 
@@ -486,6 +487,13 @@ int arch_prepare_kprobe(struct kprobe *p)
 	kind = kp_classify(&insn);
 	if (kind == KP_REFUSE)
 		return -EOPNOTSUPP;
+	/*
+	 * A fault in a stepped copy is moved back to the original address
+	 * for its fixup; the fixup of load_unaligned_zeropad() then decodes
+	 * the instruction there, which is our int3.
+	 */
+	if (ex_get_fixup_type(addr) == EX_TYPE_ZEROPAD)
+		return -EOPNOTSUPP;
 
 	memset(&p->ainsn, 0, sizeof(p->ainsn));
 	p->ainsn.size = insn.length;
@@ -897,9 +905,12 @@ NOKPROBE_SYMBOL(kprobe_int3_handler);
  * Called from the fault handlers with preemption disabled.  A fault in
  * the copy of an instruction is made to look like a fault at the
  * original address, so that the exception table finds its fixup (or the
- * oops names the right place).  Faults in handlers are left to the usual
- * fixups.
- * Return: 0 always: the fault is not consumed.
+ * oops names the right place).  A page fault comes here before its
+ * fixup is looked for; a general protection fault (a nofault load from
+ * a non-canonical address, rdmsr_safe() of a missing MSR) only after
+ * the lookup failed at the copy's address, so its fixup is looked up
+ * here again.  Faults in handlers are left to the usual fixups.
+ * Return: 1 if the fault was fixed up here, else 0.
  */
 int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 {
@@ -912,10 +923,12 @@ int kprobe_fault_handler(struct pt_regs *regs, int trapnr)
 
 	/* Only the copy runs in these states, but an NMI may fault too. */
 	copy = (unsigned long)cur->ainsn.insn;
-	if (copy && regs->ip - copy < cur->ainsn.size) {
-		kp_end_step(regs, kcb, (unsigned long)cur->addr);
-		kprobe_leave(kcb);
-	}
-	return 0;
+	if (!copy || regs->ip - copy >= cur->ainsn.size)
+		return 0;
+	kp_end_step(regs, kcb, (unsigned long)cur->addr);
+	kprobe_leave(kcb);
+	if (trapnr == X86_TRAP_PF)
+		return 0;
+	return fixup_exception(regs, trapnr, current->thread.error_code, 0);
 }
 NOKPROBE_SYMBOL(kprobe_fault_handler);

@@ -15,6 +15,7 @@
 #include <linux/kernel.h>
 #include <linux/preempt.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <asm/ibt.h>
 
 #include "kprobes_kunit.h"
@@ -585,6 +586,51 @@ static void int3_is_refused(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EOPNOTSUPP);
 }
 
+/*
+ * A stepped load with an exception table entry that faults: the fault
+ * is fixed up at the original address, as without the probe.  A page
+ * fault (a vmalloc() guard page) comes to the kprobe before its fixup
+ * is looked for; a general protection fault (a non-canonical address)
+ * only after that lookup failed at the copy's address, and oopsed.
+ */
+static void stepped_load_faults_are_fixed_up(struct kunit *test)
+{
+	struct kprobe kp = { .addr = kpt_addr("kpt_extable_load"),
+			     .pre_handler = kpt_pre, .post_handler = kpt_post };
+	long v = 0x1234, *page;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	page = vmalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	kpt_pre_hits = 0;
+	kpt_post_hits = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_load_or_efault(&v), 0x1234L);
+	KUNIT_EXPECT_EQ(test, kpt_load_or_efault(page + PAGE_SIZE / sizeof(long)),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, kpt_load_or_efault((long *)0x8000000000000000UL),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, kpt_load_or_efault(&v), 0x1234L);
+	unregister_kprobe(&kp);
+	vfree(page);
+	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 4);
+	/* a faulting copy does not finish its step */
+	KUNIT_EXPECT_EQ(test, kpt_post_hits, 2);
+}
+
+/*
+ * load_unaligned_zeropad()'s fixup decodes the instruction at the
+ * faulting address, which would be the int3: such loads are refused.
+ */
+static void zeropad_load_is_refused(struct kunit *test)
+{
+	struct kprobe kp = { .addr = kpt_addr("kpt_zeropad_load"),
+			     .pre_handler = kpt_pre };
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	KUNIT_EXPECT_EQ(test, register_kprobe(&kp), -EOPNOTSUPP);
+}
+
 /* A probe on the function symbol lands after ENDBR when there is one. */
 static void function_entry_skips_endbr(struct kunit *test)
 {
@@ -619,6 +665,8 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(mid_instruction_is_refused),
 	KUNIT_CASE(undefined_instruction_is_refused),
 	KUNIT_CASE(int3_is_refused),
+	KUNIT_CASE(stepped_load_faults_are_fixed_up),
+	KUNIT_CASE(zeropad_load_is_refused),
 	KUNIT_CASE(function_entry_skips_endbr),
 	{}
 };

@@ -11,5 +11,6 @@ long kpt_loop3(void);
 unsigned long kpt_running(void);
 unsigned long kpt_running_stepped(void);
 unsigned long kpt_flags(void);
+long kpt_load_or_efault(long *p);
 
 #endif /* __X86_KERNEL_KPROBES_KUNIT_H */

@@ -139,6 +139,32 @@ SYM_INNER_LABEL(kpt_running_stepped_load, SYM_L_GLOBAL)
 	RET
 SYM_FUNC_END(kpt_running_stepped)
 
+/*
+ * long kpt_load_or_efault(long *p): *p, or -EFAULT when the load faults
+ * (an exception table entry, so a probe on the load is stepped).
+ */
+SYM_FUNC_START(kpt_load_or_efault)
+SYM_INNER_LABEL(kpt_extable_load, SYM_L_GLOBAL)
+	movq	(%rdi), %rax
+	RET
+.Lkpt_load_fault:
+	mov	$-14, %rax
+	RET
+	_ASM_EXTABLE(kpt_extable_load, .Lkpt_load_fault)
+SYM_FUNC_END(kpt_load_or_efault)
+
+/*
+ * Never called: a load whose fixup decodes the instruction at the
+ * faulting address (load_unaligned_zeropad()'s kind).
+ */
+SYM_FUNC_START(kpt_zeropad)
+SYM_INNER_LABEL(kpt_zeropad_load, SYM_L_GLOBAL)
+	movq	(%rdi), %rax
+.Lkpt_zeropad_out:
+	RET
+	_ASM_EXTABLE_TYPE(kpt_zeropad_load, .Lkpt_zeropad_out, EX_TYPE_ZEROPAD)
+SYM_FUNC_END(kpt_zeropad)
+
 /* long kpt_loop3(void): counts three turns of a loop instruction. */
 SYM_FUNC_START(kpt_loop3)
 	xor	%eax, %eax
