@@ -744,7 +744,8 @@ static bool fev_duplicates(struct fprobe_ev *event, struct fprobe_ev *tf)
 
 /*
  * Why can @tf not be one more probe of the event of @to?  Returns the
- * TP_ERR_* code, with the command word it is about in *@word, or -1.
+ * TP_ERR_* code, with the command word it is about in *@word (-N for
+ * the Nth fetch argument, wherever the user wrote it), or -1.
  */
 static int fev_join_conflict(struct fprobe_ev *tf, struct fprobe_ev *to,
 			     int *word)
@@ -755,10 +756,10 @@ static int fev_join_conflict(struct fprobe_ev *tf, struct fprobe_ev *to,
 	if (tf->kind != to->kind)
 		return TP_ERR_DIFF_PROBE_TYPE;
 
-	/* 1-based argument number; argument N is command word N + 1 */
+	/* the 1-based number of the argument that differs */
 	n = trace_probe_compare_arg_type(&tf->tp, &to->tp);
 	if (n) {
-		*word = n + 1;
+		*word = -n;
 		return TP_ERR_DIFF_ARG_TYPE;
 	}
 	return fev_duplicates(to, tf) ? TP_ERR_SAME_PROBE : -1;
@@ -787,7 +788,11 @@ static int fev_join_event(struct fprobe_ev *tf, struct fprobe_ev *to)
 
 	conflict = fev_join_conflict(tf, to, &word);
 	if (conflict >= 0) {
-		trace_probe_log_set_index(word);
+		/* a negative word is an argument, as parsed */
+		if (word < 0)
+			trace_probe_log_set_arg(-word - 1);
+		else
+			trace_probe_log_set_index(word);
 		__trace_probe_log_err(0, conflict);
 		return -EEXIST;
 	}

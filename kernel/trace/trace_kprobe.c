@@ -586,8 +586,8 @@ int kev_install(struct kprobe_ev *kev)
 			return trace_probe_fail(0, DIFF_PROBE_TYPE, -EEXIST);
 		ret = trace_probe_compare_arg_type(tp, &old->tp);
 		if (ret) {
-			/* ret is the 1-based argument; arguments are words 2.. */
-			trace_probe_log_set_index(ret + 1);
+			/* ret is the 1-based argument */
+			trace_probe_log_set_arg(ret - 1);
 			trace_probe_log_err(0, DIFF_ARG_TYPE);
 			return -EEXIST;
 		}

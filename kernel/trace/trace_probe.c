@@ -1017,7 +1017,7 @@ int traceprobe_parse_args(struct trace_probe *tp, int argc, const char *argv[],
 	int i, ret;
 
 	for (i = 0; i < argc; i++) {
-		trace_probe_log_set_index(i + 2);
+		trace_probe_log_set_arg(i);
 		ctx->offset = 0;
 		ret = traceprobe_parse_probe_arg(tp, i, argv[i], ctx);
 		if (ret)

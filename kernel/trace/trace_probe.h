@@ -661,6 +661,22 @@ void trace_probe_log_clear(void);
 void trace_probe_log_set_index(int index);
 
 /*
+ * Where a fetch argument was written, once the arguments were rewritten
+ * ("$arg*" and "$argN" by BTF names, "%pd" by a dereference): an error
+ * at offset N of the argument points at offset N + @shift of @word (kept
+ * within the word), or at its start if @whole.
+ */
+struct probe_arg_origin {
+	int	word;
+	int	shift;
+	bool	whole;
+};
+
+void trace_probe_log_set_origins(struct probe_arg_origin *origin, int n);
+void trace_probe_log_set_arg(int i);
+void trace_probe_log_shift_arg(int i, int delta);
+
+/*
  * Report @err at @offs and give back @ret, for a parser's
  * "return trace_probe_fail(offs, ERR, ret);" (trace_probe_inval() when
  * @ret is -EINVAL).

@@ -611,39 +611,47 @@ static const char *put_param_name(unsigned long idx, const char *suffix,
  * @bufsize: size of @buf
  * @ctx: parse context (flags, funcname)
  *
+ * The arguments are always copied, so that later rewriting
+ * (traceprobe_expand_dentry_args()) leaves the words error_log shows as
+ * the user wrote them, and error_log is told which word each argument
+ * came from.
+ *
  * Context: dyn_event_ops_mutex held.
- * Return: a new argument vector to kfree() after use, NULL if nothing
- * changed, or an ERR_PTR.
+ * Return: a new argument vector to kfree() after trace_probe_log_clear(),
+ * NULL if there is no argument, or an ERR_PTR.
  */
 const char **traceprobe_expand_meta_args(int argc, const char *argv[],
 					 int *new_argc, char *buf, int bufsize,
 					 struct traceprobe_parse_context *ctx)
 {
+	struct probe_arg_origin *origin;
 	const char **out, *name;
 	int i, j, k, used = 0, star = -1, ret;
+	bool btf = false;
 	unsigned long n;
 	char *suffix;
 
+	*new_argc = argc;
 	ret = scan_var_args(argc, argv, &star, ctx);
 	if (ret < 0)
 		return ERR_PTR(ret);
-	*new_argc = argc;
-	if (!ret)
+	if (ret) {
+		ret = query_btf_context(ctx);
+		btf = ret >= 0 && ctx->nr_params;
+		/* $arg* needs BTF; $argN without it is the register argument */
+		if (!btf && star >= 0)
+			return ERR_PTR(trace_probe_fail(0, NOSUP_BTFARG,
+							-EOPNOTSUPP));
+		if (star >= 0)
+			*new_argc = argc - 1 + ctx->nr_params;
+	}
+	if (!*new_argc)
 		return NULL;
 
-	ret = query_btf_context(ctx);
-	if (ret < 0 || !ctx->nr_params) {
-		if (star < 0)
-			return NULL;
-		/* $arg* needs BTF */
-		return ERR_PTR(trace_probe_fail(0, NOSUP_BTFARG, -EOPNOTSUPP));
-	}
-
-	if (star >= 0)
-		*new_argc = argc - 1 + ctx->nr_params;
-	out = kcalloc(*new_argc, sizeof(*out), GFP_KERNEL);
+	out = kcalloc(*new_argc, sizeof(*out) + sizeof(*origin), GFP_KERNEL);
 	if (!out)
 		return ERR_PTR(-ENOMEM);
+	origin = (struct probe_arg_origin *)(out + *new_argc);
 
 	for (i = 0, j = 0; i < argc; i++) {
 		trace_probe_log_set_index(i + 2);
@@ -653,11 +661,15 @@ const char **traceprobe_expand_meta_args(int argc, const char *argv[],
 						      &used, ctx);
 				if (IS_ERR(name))
 					goto fail_name;
+				/* errors in one of them point at "$arg*" */
+				origin[j].word = i + 2;
+				origin[j].whole = true;
 				out[j++] = name;
 			}
 			continue;
 		}
-		if (!str_has_prefix(argv[i], "$arg")) {
+		origin[j].word = i + 2;
+		if (!btf || !str_has_prefix(argv[i], "$arg")) {
 			out[j++] = argv[i];
 			continue;
 		}
@@ -675,8 +687,12 @@ const char **traceprobe_expand_meta_args(int argc, const char *argv[],
 		name = put_param_name(n - 1, suffix, buf, bufsize, &used, ctx);
 		if (IS_ERR(name))
 			goto fail_name;
+		/* "$argN" became the name; what follows it moved with it */
+		origin[j].shift = (suffix - argv[i]) -
+				  (int)(strlen(name) - strlen(suffix));
 		out[j++] = name;
 	}
+	trace_probe_log_set_origins(origin, j);
 	return out;
 
 fail_name:
@@ -691,7 +707,8 @@ fail:
  * "NAME=") into @out (@size bytes, may be 0).  Return: the length of
  * the rewritten text, as snprintf() does.
  */
-static int dentry_arg_print(char *out, size_t size, const char *arg)
+static int dentry_arg_print(char *out, size_t size, const char *arg,
+			    int *expr_moved)
 {
 	const size_t name_offs = offsetof(struct dentry, d_name.name);
 	const size_t dentry_offs = offsetof(struct file, f_path.dentry);
@@ -707,10 +724,14 @@ static int dentry_arg_print(char *out, size_t size, const char *arg)
 		namelen = eq - arg + 1;
 	exprlen = arg + arglen - 4 - expr;
 
-	if (arg[arglen - 1] == 'D')
+	if (arg[arglen - 1] == 'D') {
+		*expr_moved = snprintf(NULL, 0, "+0x0(+0x%zx(+0x%zx(",
+				       name_offs, dentry_offs);
 		return snprintf(out, size, "%.*s+0x0(+0x%zx(+0x%zx(%.*s))):string",
 				namelen, arg, name_offs, dentry_offs,
 				exprlen, expr);
+	}
+	*expr_moved = snprintf(NULL, 0, "+0x0(+0x%zx(", name_offs);
 	return snprintf(out, size, "%.*s+0x0(+0x%zx(%.*s)):string",
 			namelen, arg, name_offs, exprlen, expr);
 }
@@ -718,21 +739,22 @@ static int dentry_arg_print(char *out, size_t size, const char *arg)
 /**
  * traceprobe_expand_dentry_args - rewrite "EXPR:%pd" and "EXPR:%pD"
  * @argc: number of fetch arguments
- * @argv: the fetch arguments; rewritten ones point into *@buf
+ * @argv: the fetch arguments, as traceprobe_expand_meta_args() copied
+ *	them; rewritten ones point into *@buf
  * @buf: out: the rewritten text (NULL on entry), to kfree() after use
  *
  * "%pd" prints the name of a struct dentry *, "%pD" that of the dentry
  * of a struct file *; both become dereferences with a string type.  The
  * buffer is sized for every rewritten argument: however many there are,
  * each is then parsed (and refused with an error_log entry) as if the
- * user had written it out.
+ * user had written it out, the error pointing into what the user wrote.
  *
  * Return: 0, -EINVAL, or -ENOMEM.
  */
 int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf)
 {
 	size_t size = 0, used = 0;
-	int i, len;
+	int i, len, moved;
 	char *out;
 
 	if (*buf)
@@ -740,7 +762,7 @@ int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf)
 
 	for (i = 0; i < argc; i++) {
 		if (glob_match("*:%p[dD]", argv[i]))
-			size += dentry_arg_print(NULL, 0, argv[i]) + 1;
+			size += dentry_arg_print(NULL, 0, argv[i], &moved) + 1;
 	}
 	if (!size)
 		return 0;
@@ -751,9 +773,11 @@ int traceprobe_expand_dentry_args(int argc, const char *argv[], char **buf)
 	for (i = 0; i < argc; i++) {
 		if (!glob_match("*:%p[dD]", argv[i]))
 			continue;
-		len = dentry_arg_print(out + used, size - used, argv[i]);
+		len = dentry_arg_print(out + used, size - used, argv[i],
+				       &moved);
 		argv[i] = out + used;
 		used += len + 1;
+		trace_probe_log_shift_arg(i, -moved);
 	}
 	*buf = out;
 	return 0;

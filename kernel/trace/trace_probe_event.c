@@ -114,6 +114,10 @@ struct probe_log_state {
 	const char	**argv;
 	int		argc;
 	int		index;	/* word the next error points into */
+	int		shift;	/* added to offsets in that word */
+	bool		whole;	/* errors point at the word's start */
+	struct probe_arg_origin *origin;	/* of each fetch argument */
+	int		nr_origin;
 };
 static struct probe_log_state probe_log;
 
@@ -155,6 +159,58 @@ void trace_probe_log_set_index(int index)
 {
 	lockdep_assert_held(&dyn_event_ops_mutex);
 	probe_log.index = index;
+	probe_log.shift = 0;
+	probe_log.whole = false;
+}
+
+/**
+ * trace_probe_log_set_origins - say where rewritten arguments came from
+ * @origin: one entry per fetch argument as parsed; must stay valid until
+ *	trace_probe_log_clear()
+ * @n: number of entries
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_set_origins(struct probe_arg_origin *origin, int n)
+{
+	lockdep_assert_held(&dyn_event_ops_mutex);
+	probe_log.origin = origin;
+	probe_log.nr_origin = n;
+}
+
+/**
+ * trace_probe_log_set_arg - point later errors into fetch argument @i
+ * @i: 0-based index among the arguments as parsed
+ *
+ * The word the user wrote it in: word @i + 2 unless the arguments were
+ * rewritten (trace_probe_log_set_origins()).
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_set_arg(int i)
+{
+	const struct probe_arg_origin *o = NULL;
+
+	if (i >= 0 && i < probe_log.nr_origin)
+		o = &probe_log.origin[i];
+	trace_probe_log_set_index(o ? o->word : i + 2);
+	if (o) {
+		probe_log.shift = o->shift;
+		probe_log.whole = o->whole;
+	}
+}
+
+/**
+ * trace_probe_log_shift_arg - fetch argument @i was rewritten again
+ * @i: 0-based index among the arguments as parsed
+ * @delta: offset in the new text + @delta = offset in the old one
+ *
+ * Context: dyn_event_ops_mutex held.
+ */
+void trace_probe_log_shift_arg(int i, int delta)
+{
+	lockdep_assert_held(&dyn_event_ops_mutex);
+	if (i >= 0 && i < probe_log.nr_origin)
+		probe_log.origin[i].shift += delta;
 }
 
 /* Where word @n starts in the command joined by single spaces. */
@@ -187,8 +243,11 @@ void __trace_probe_log_err(int offset, int err)
 	total = probe_log_word_start(probe_log.argc);
 	/* past the last word: after it and its separator, at offset 0 */
 	pos = probe_log_word_start(probe_log.index);
-	if (probe_log.index >= probe_log.argc)
+	if (probe_log.index >= probe_log.argc || probe_log.whole)
 		offset = 0;
+	else
+		offset = clamp_t(int, offset + probe_log.shift, 0,
+				 strlen(probe_log.argv[probe_log.index]));
 
 	cmd = kzalloc(total, GFP_KERNEL);
 	if (!cmd)

@@ -433,6 +433,23 @@ c_tracefs_btf_arg_out_of_range() {
 	done
 }
 
+# An error in an argument after "$arg*" or "$argN" points into the word
+# the user wrote (here under "%none"), not at the word of its place among
+# the expanded arguments (with "$arg*", past the end of the command).
+c_tracefs_btf_arg_caret() {
+	local cmd pos want
+	trace_reset
+	for cmd in 'p:clients/kpcaret vfs_read $arg* x=%none' \
+		   'p:clients/kpcaret vfs_read $arg2 x=%none'; do
+		refused_with_error_log clients/kpcaret "$cmd" "$cmd"
+		pos=${cmd%%%none*}
+		# "  Command: " is 11 columns
+		want=$(printf '%*s^' $((11 + ${#pos})) '')
+		grep -qxF "$want" $TRACING/error_log ||
+			why "$cmd: the caret is not under %none"
+	done
+}
+
 # A return probe on an address: $retval is the return register (no
 # function, no BTF prototype); a parameter name is refused with an
 # error_log entry.
@@ -634,6 +651,7 @@ tracefs_kprobe_struct_field:60
 tracefs_fprobe_struct_field:60
 tracefs_kprobe_btf_bitfield:60
 tracefs_btf_arg_out_of_range:60
+tracefs_btf_arg_caret:60
 tracefs_address_retval:60
 perf_probe_add:300
 perf_probe_return:300
