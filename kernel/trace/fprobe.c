@@ -141,11 +141,18 @@ static __always_inline struct pt_regs *fprobe_regs(struct ftrace_regs *fregs,
 	return ftrace_partial_regs(fregs, &buf->regs);
 }
 
-/* ftrace_caller returns with the lr and pc of the ftrace_regs. */
+/*
+ * ftrace_caller returns with the argument registers, lr and pc of the
+ * ftrace_regs: what the handler wrote to them takes effect (a BPF
+ * program's bpf_override_return() writes x0 and pc).
+ */
 static __always_inline void fprobe_regs_done(struct ftrace_regs *fregs,
 					     struct pt_regs *regs)
 {
-	arch_ftrace_regs(fregs)->lr = procedure_link_pointer(regs);
+	struct __arch_ftrace_regs *f = arch_ftrace_regs(fregs);
+
+	memcpy(f->regs, regs->regs, sizeof(f->regs));
+	f->lr = procedure_link_pointer(regs);
 	ftrace_regs_set_instruction_pointer(fregs, instruction_pointer(regs));
 }
 #endif

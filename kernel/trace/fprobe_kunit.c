@@ -515,6 +515,54 @@ static void fc_test_skip_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fc.bad_data), 0);
 }
 
+/* The first argument register, as an entry handler may rewrite it. */
+static notrace void fc_set_arg0(struct pt_regs *regs, unsigned long v)
+{
+#if defined(CONFIG_X86_64)
+	regs->di = v;
+#elif defined(CONFIG_ARM64)
+	regs->regs[0] = v;
+#endif
+}
+
+static notrace int fc_arg_entry(struct fprobe *fp, unsigned long ip,
+				unsigned long ret_ip, struct pt_regs *regs,
+				void *data)
+{
+	fc_set_arg0(regs, 41);
+	return 0;
+}
+
+static notrace void fc_arg_exit(struct fprobe *fp, unsigned long ip,
+				unsigned long ret_ip, struct pt_regs *regs,
+				void *data)
+{
+}
+
+/*
+ * What an entry handler writes to the argument registers is what the
+ * function gets (a BPF kprobe_multi program's bpf_override_return()
+ * writes the return register the same way), with and without an exit
+ * handler.  arm64 copied only lr and pc back.
+ */
+static void fc_test_entry_writes_args(struct kunit *test)
+{
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		struct fprobe fp = {
+			.entry_handler = fc_arg_entry,
+			.exit_handler = pass ? fc_arg_exit : NULL,
+		};
+
+		KUNIT_ASSERT_EQ(test, register_fprobe(&fp, "fprobe_core_tgt_a",
+						      NULL), 0);
+		KUNIT_EXPECT_EQ(test, fc_tgt[0](7), 41ULL * 3 + 1);
+		KUNIT_EXPECT_EQ(test, unregister_fprobe(&fp), 0);
+		KUNIT_EXPECT_EQ(test, fc_tgt[0](7), 7ULL * 3 + 1);
+	}
+}
+
 /* A disabled fprobe runs no handler and counts nothing. */
 static void fc_test_disable(struct kunit *test)
 {
@@ -1262,6 +1310,7 @@ static struct kunit_case fc_cases[] = {
 	KUNIT_CASE(fc_test_plain_name),
 	KUNIT_CASE(fc_test_entry_data),
 	KUNIT_CASE(fc_test_skip_exit),
+	KUNIT_CASE(fc_test_entry_writes_args),
 	KUNIT_CASE(fc_test_disable),
 	KUNIT_CASE(fc_test_nmissed),
 	KUNIT_CASE(fc_test_exit_recursion),
