@@ -569,15 +569,16 @@ int arch_prepare_optimized_kprobe(struct optimized_kprobe *op,
  * arch_remove_optimized_kprobe() - free the detour buffer of a site
  * @op: the site; its jump is not in the text
  *
- * The slot is released dirty: a CPU may still run in it until a grace
- * period has passed (the core waits for RCU tasks before freeing a site
- * that ever ran through its detour).
+ * The slot is released dirty if the site was ever armed: a CPU may still
+ * run in it until a grace period has passed (the core waits for RCU tasks
+ * before freeing a site that ever ran through its detour).  A site never
+ * armed (a refused batch's rollback) gives it back clean.
  * Context: kprobe_mutex held, or the site is unreachable.
  */
 void arch_remove_optimized_kprobe(struct optimized_kprobe *op)
 {
 	if (op->optinsn.insn) {
-		free_optinsn_slot(op->optinsn.insn, 1);
+		free_optinsn_slot(op->optinsn.insn, kprobe_ever_armed(&op->kp));
 		op->optinsn.insn = NULL;
 	}
 	op->optinsn.size = 0;

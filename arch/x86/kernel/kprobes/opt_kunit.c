@@ -606,6 +606,28 @@ static void refused_batch_over_a_leaving_jump_leaves_no_site(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 0);
 }
 
+/*
+ * A site refused with its batch was never armed, so nothing ran in the
+ * detour buffer built at its registration: the buffer goes back clean,
+ * not dirty, where every refused batch would bring the next registration
+ * closer to waiting for a retiring pass (RELIABILITY.md, finding 39).
+ */
+static void refused_batch_leaves_no_dirty_detour(struct kunit *test)
+{
+	struct kprobe a = { .addr = kpo_addr(KPO_SITE),
+			    .pre_handler = kpo_count };
+	struct kprobe bad = { .pre_handler = kpo_count };
+	struct kprobe *batch[] = { &a, &bad };
+	int before, after;
+
+	KUNIT_ASSERT_NOT_NULL(test, a.addr);
+	bad.addr = a.addr + 1;	/* inside the mov */
+	before = READ_ONCE(kprobe_optinsn_slots.nr_garbage);
+	KUNIT_EXPECT_EQ(test, register_kprobes(batch, 2), -EILSEQ);
+	after = READ_ONCE(kprobe_optinsn_slots.nr_garbage);
+	KUNIT_EXPECT_LE(test, after, before);
+}
+
 /* A disabled probe is no jump; enabling it makes it one again. */
 static void disable_removes_jump(struct kunit *test)
 {
@@ -767,6 +789,7 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(probe_inside_a_leaving_jump_takes_its_site_away),
 	KUNIT_CASE(refused_batch_gives_the_jump_back),
 	KUNIT_CASE(refused_batch_over_a_leaving_jump_leaves_no_site),
+	KUNIT_CASE(refused_batch_leaves_no_dirty_detour),
 	KUNIT_CASE(disable_removes_jump),
 	KUNIT_CASE(sysctl_round_trip),
 	KUNIT_CASE(kretprobe_entry_is_optimized),
