@@ -106,7 +106,10 @@ struct kprobe_outer {
 /* per-cpu kprobe control block */
 struct kprobe_ctlblk {
 	unsigned long kprobe_status;
-	/* PSTATE.I and .F of the trapped context while a copy runs. */
+	/*
+	 * PSTATE.I and .F of the trapped context while a copy runs (and,
+	 * with pseudo-NMIs, its pmr_save: see kp_mask_step()).
+	 */
 	unsigned long saved_flags;
 	/* entries of outer[] in use */
 	unsigned int nr_outer;

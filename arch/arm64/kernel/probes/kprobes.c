@@ -71,6 +71,12 @@ const int kretprobe_blacklist_size = ARRAY_SIZE(kretprobe_blacklist);
 
 /* PSTATE bits the stepping slot runs with set. */
 #define KP_STEP_MASKED	(PSR_I_BIT | PSR_F_BIT)
+/*
+ * With pseudo-NMIs, kcb->saved_flags also holds the trapped context's
+ * pmr_save (bits 32-39), flagged by KP_SAVED_PMR.
+ */
+#define KP_SAVED_PMR_SHIFT	32
+#define KP_SAVED_PMR		BIT(63)
 
 /* Return probes use rethook: no kprobe is a kretprobe trampoline. */
 int arch_trampoline_kprobe(struct kprobe *p)
@@ -378,12 +384,39 @@ static nokprobe_inline void kp_set_pc(struct pt_regs *regs, unsigned long pc)
 	regs->pstate &= ~PSR_BTYPE_MASK;
 }
 
+/*
+ * Mask interrupts for a step: PSTATE.I and F, and with pseudo-NMIs the
+ * priority mask too (pmr_save, which the exception return restores): an
+ * exception taken from the copy sets the priority mask from pmr_save,
+ * and irqs_disabled() reads that mask.  A fault in the copy must find a
+ * context that cannot be preempted, or kprobe_page_fault() leaves it to
+ * the fault handler with the ip in the copy.
+ */
+static nokprobe_inline void kp_mask_step(struct pt_regs *regs,
+					 struct kprobe_ctlblk *kcb)
+{
+	unsigned long saved = regs->pstate & KP_STEP_MASKED;
+
+	regs->pstate |= KP_STEP_MASKED;
+	if (system_uses_irq_prio_masking()) {
+		saved |= KP_SAVED_PMR |
+			 (unsigned long)regs->pmr_save << KP_SAVED_PMR_SHIFT;
+		regs->pmr_save |= GIC_PRIO_PSR_I_SET;
+	}
+	WRITE_ONCE(kcb->saved_flags, saved);
+}
+
 /* The copy is over (done or faulted): unmask, and resume at @pc. */
 static nokprobe_inline void kp_end_step(struct pt_regs *regs,
 					struct kprobe_ctlblk *kcb,
 					unsigned long pc)
 {
-	regs->pstate = (regs->pstate & ~KP_STEP_MASKED) | READ_ONCE(kcb->saved_flags);
+	unsigned long saved = READ_ONCE(kcb->saved_flags);
+
+	regs->pstate = (regs->pstate & ~KP_STEP_MASKED) |
+		       (saved & KP_STEP_MASKED);
+	if (saved & KP_SAVED_PMR)
+		regs->pmr_save = (u8)(saved >> KP_SAVED_PMR_SHIFT);
 	kp_set_pc(regs, pc);
 }
 
@@ -429,8 +462,7 @@ static nokprobe_inline void kp_execute(struct kprobe *p, struct pt_regs *regs,
 
 	if (!reenter)
 		kprobe_status_set(kcb, KPROBE_HIT_SS);
-	WRITE_ONCE(kcb->saved_flags, regs->pstate & KP_STEP_MASKED);
-	regs->pstate |= KP_STEP_MASKED;
+	kp_mask_step(regs, kcb);
 	kp_set_pc(regs, (unsigned long)p->ainsn.insn);
 }
 
