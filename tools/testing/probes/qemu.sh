@@ -88,16 +88,22 @@ x86_64)
 		accel="tcg thread=$tcg_thread"
 	fi
 	console=ttyS0
+	arch_args=
 	;;
 arm64)
-	qemu=("$qemu_bin" -M virt -cpu max -accel "$tcg")
+	# GICv3 with pseudo-NMIs on (CONFIG_ARM64_PSEUDO_NMI, as Debian's
+	# arm64 kernel has it): interrupt masking is then the GIC's priority
+	# mask as well as PSTATE, which every hand-made pt_regs and stepped
+	# copy must get right (RELIABILITY.md, finding 63).
+	qemu=("$qemu_bin" -M virt,gic-version=3 -cpu max -accel "$tcg")
 	accel="tcg thread=$tcg_thread"
 	console=ttyAMA0
+	arch_args=irqchip.gicv3_pseudo_nmi=1
 	;;
 esac
 [ -n "${ICOUNT:-}" ] && qemu+=(-icount "$ICOUNT") && accel="$accel icount=$ICOUNT"
 
-cmdline="console=$console panic=-1 nokaslr loglevel=7 probes.mode=$mode $extra"
+cmdline="console=$console panic=-1 nokaslr loglevel=7 probes.mode=$mode${arch_args:+ $arch_args} $extra"
 echo "  QEMU     $arch ${qemu_version:-?} ($accel) smp=$smp mode=$mode timeout=${tmo}s log=${log#$PWD/}"
 # How the guest ran, for the results' TAP header (report.sh).
 echo "${qemu_version:-?} $accel smp=$smp" > "$results/qemu.txt"
