@@ -118,43 +118,80 @@ static unsigned long kev_target_addr(struct kprobe_ev *kev)
 	return addr ? addr + kev->krp.kp.offset : 0;
 }
 
-/**
- * trace_kprobe_on_func_entry - is a kprobe event on a function entry?
- * @call: the event; any trace event is accepted
- *
- * Used by BPF to decide whether a program may override the return value.
- * Context: process.
- *
- * Return: true if @call is a kprobe event whose (primary) probe sits on
- * the entry of a function.
- */
-bool trace_kprobe_on_func_entry(struct trace_event_call *call)
+static bool kev_on_func_entry(struct kprobe_ev *kev)
 {
-	struct kprobe_ev *kev = kev_of_call(call);
-	struct kprobe *kp;
+	struct kprobe *kp = &kev->krp.kp;
 
-	if (!kev)
-		return false;
-	kp = &kev->krp.kp;
 	if (kp->addr)
 		return !kprobe_on_func_entry(kp->addr, NULL, 0);
 	return !kprobe_on_func_entry(NULL, kp->symbol_name, kp->offset);
+}
+
+static bool kev_error_injectable(struct kprobe_ev *kev)
+{
+	return within_error_injection_list(kev_target_addr(kev));
+}
+
+/*
+ * Whether every probe of the kprobe event @call passes @ok: a BPF
+ * program attached to the event runs at a hit of any of them.
+ * Context: event_mutex held (the event's probe list changes under it).
+ */
+static bool kev_every_probe(struct trace_event_call *call,
+			    bool (*ok)(struct kprobe_ev *kev))
+{
+	struct kprobe_ev *kev = kev_of_call(call);
+	struct trace_probe *tp;
+
+	lockdep_assert_held(&event_mutex);
+	if (!kev)
+		return false;
+	list_for_each_entry(tp, trace_probe_probe_list(&kev->tp), list) {
+		if (!ok(container_of(tp, struct kprobe_ev, tp)))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * trace_kprobe_on_func_entry - is a kprobe event on function entries?
+ * @call: the event; any trace event is accepted
+ *
+ * Used by BPF to decide whether a program may override the return value.
+ * Context: process; takes event_mutex.
+ *
+ * Return: true if @call is a kprobe event whose every probe sits on the
+ * entry of a function.
+ */
+bool trace_kprobe_on_func_entry(struct trace_event_call *call)
+{
+	guard(mutex)(&event_mutex);
+	return kev_every_probe(call, kev_on_func_entry);
 }
 
 /**
  * trace_kprobe_error_injectable - may a kprobe event inject errors?
  * @call: the event; any trace event is accepted
  *
- * Context: process.
+ * Asked by BPF for a program that overrides return values, before it is
+ * attached.  From then on, a probe joins the event only if it is on an
+ * error-injectable function entry too (kev_install()): the program runs
+ * at every probe's hits.
+ * Context: process; takes event_mutex.
  *
- * Return: true if @call is a kprobe event whose (primary) probe is on a
+ * Return: true if @call is a kprobe event whose every probe is on a
  * function listed for error injection.
  */
 bool trace_kprobe_error_injectable(struct trace_event_call *call)
 {
-	struct kprobe_ev *kev = kev_of_call(call);
+	struct kprobe_ev *kev;
 
-	return kev && within_error_injection_list(kev_target_addr(kev));
+	guard(mutex)(&event_mutex);
+	kev = kev_of_call(call);
+	if (!kev)
+		return false;
+	trace_probe_set_flag(&kev->tp, TP_FLAG_OVERRIDE);
+	return kev_every_probe(call, kev_error_injectable);
 }
 
 /* ---- symbols and modules ---- */
@@ -593,6 +630,11 @@ int kev_install(struct kprobe_ev *kev)
 		}
 		if (kev_duplicate(old, kev))
 			return trace_probe_fail(0, SAME_PROBE, -EEXIST);
+		if (trace_probe_test_flag(&old->tp, TP_FLAG_OVERRIDE) &&
+		    !(kev_on_func_entry(kev) && kev_error_injectable(kev))) {
+			trace_probe_log_set_index(1);
+			return trace_probe_fail(0, NOT_INJECTABLE, -EINVAL);
+		}
 		ret = trace_probe_append(tp, &old->tp);
 		if (ret)
 			return ret;

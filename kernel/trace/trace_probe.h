@@ -71,10 +71,11 @@
 		return ret;						\
 } while (0)
 
-/* trace_probe_event.flags: who has the event enabled */
+/* trace_probe_event.flags: who has the event enabled, and how */
 enum {
 	TP_FLAG_TRACE	= 1,	/* instance files (ring buffers) */
 	TP_FLAG_PROFILE	= 2,	/* perf */
+	TP_FLAG_OVERRIDE = 4,	/* a BPF program asked to override returns */
 };
 
 /*
@@ -642,6 +643,7 @@ enum trace_probe_error {
 	TP_ERR_BAD_TYPE4STR,
 	TP_ERR_NEED_STRING_TYPE,
 	TP_ERR_EVENT_TOO_BIG,
+	TP_ERR_NOT_INJECTABLE,
 	TP_NR_ERRORS
 };
 

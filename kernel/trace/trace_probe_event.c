@@ -106,6 +106,7 @@ static const char *probe_err_text[TP_NR_ERRORS] = {
 	[TP_ERR_BAD_TYPE4STR]		= "This type does not fit for string.",
 	[TP_ERR_NEED_STRING_TYPE]	= "$comm and immediate-string only accepts string type",
 	[TP_ERR_EVENT_TOO_BIG]		= "Event too big (too many fields?)",
+	[TP_ERR_NOT_INJECTABLE]		= "A BPF program may override returns of this event: only error-injectable function entries can join it",
 };
 
 /* The command being parsed; all under dyn_event_ops_mutex. */

@@ -26,8 +26,8 @@ set -uo pipefail
 
 arch=$1 res=$2 log=$3 tap=$4 mode=$5
 case $arch in
-arm64) default_suites="kprobes_test fprobe_test kprobes_arm64 kprobes_core rethook jprobes fprobe_core" ;;
-*)     default_suites="kprobes_test fprobe_test kprobes_x86 kprobes_core rethook jprobes fprobe_core kprobes_opt" ;;
+arm64) default_suites="kprobes_test fprobe_test kprobes_arm64 kprobes_core rethook jprobes fprobe_core kprobe_events" ;;
+*)     default_suites="kprobes_test fprobe_test kprobes_x86 kprobes_core rethook jprobes fprobe_core kprobes_opt kprobe_events" ;;
 esac
 kunit_suites=${KUNIT_SUITES:-$default_suites}
 body=$(mktemp)
