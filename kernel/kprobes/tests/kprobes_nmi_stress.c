@@ -751,13 +751,14 @@ static void __exit kns_exit(void)
 
 /*
  * arm64 has NMIs only as GICv3 pseudo-NMIs (CONFIG_ARM64_PSEUDO_NMI,
- * irqchip.gicv3_pseudo_nmi=1), which the test kernel and the QEMU virt
- * guest (a GICv2) do not have, and no interface for a module to raise one.
+ * irqchip.gicv3_pseudo_nmi=1, which the test guests have), and no
+ * interface for a module to raise one: the only NMI IPI a module can ask
+ * for is the backtrace one, which prints a whole backtrace each time.
  */
 static int __init kns_init(void)
 {
 	if (IS_ENABLED(CONFIG_ARM64))
-		pr_info("SKIP arm64: no pseudo-NMIs here (they need CONFIG_ARM64_PSEUDO_NMI, a GICv3, irqchip.gicv3_pseudo_nmi=1) and no way for a module to raise one\n");
+		pr_info("SKIP arm64: no way for a module to raise a pseudo-NMI (only the backtrace IPI, which prints a backtrace each time)\n");
 	else
 		pr_info("SKIP the test raises NMIs through the x86 local APIC only\n");
 	WRITE_ONCE(done, true);
