@@ -281,6 +281,7 @@ struct kprobe_unreg {
 };
 
 bool kprobe_is_registered(struct kprobe *p);
+int kprobes_check_unique(struct kprobe **kps, unsigned int num);
 int kprobes_register_batch(struct kprobe **kps, unsigned int num);
 void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 			      struct kprobe_unreg *u);

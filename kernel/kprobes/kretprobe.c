@@ -164,7 +164,8 @@ static void kretprobe_teardown(struct kretprobe *rp)
  * batch, and no handler runs unless all of them registered.
  *
  * Return: 0; -EINVAL if @num <= 0, for a point that is not a function
- * entry, a refused function or a probe already registered; -E2BIG for
+ * entry, a refused function, a probe already registered or one that is
+ * in @rps twice; -E2BIG for
  * data_size above KRETPROBE_MAX_DATA_SIZE; or a register_kprobe() error.
  * Context: process, may sleep.
  */
@@ -178,7 +179,8 @@ int register_kretprobes(struct kretprobe **rps, int num)
 	kps = KPROBES_OF(rps, num, struct kretprobe, kp, &one);
 	if (!kps)
 		return -ENOMEM;
-	for (i = 0; i < num; i++) {
+	ret = kprobes_check_unique(kps, num);
+	for (i = 0; i < num && !ret; i++) {
 		ret = kretprobe_setup(rps[i]);
 		if (ret)
 			break;

@@ -648,6 +648,27 @@ static void freed_rethook_waits_without_polling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->handled), 0);
 }
 
+/*
+ * A batch that names one kretprobe twice is refused before either setup:
+ * the second setup replaced the first's rethook, which then lived on with
+ * nothing to free it.
+ */
+static void batch_naming_a_kretprobe_twice_leaks_nothing(struct kunit *test)
+{
+	struct kretprobe rp = {
+		.kp.addr = (kprobe_opcode_t *)rk_data_target,
+		.handler = rk_data_ret,
+	};
+	struct kretprobe *rps[] = { &rp, &rp };
+	int live0, live;
+
+	live0 = rk_live_settled();
+	KUNIT_EXPECT_EQ(test, register_kretprobes(rps, 2), -EINVAL);
+	KUNIT_EXPECT_NULL(test, rp.rh);
+	live = rk_live_settled();
+	KUNIT_EXPECT_EQ(test, live, live0);
+}
+
 static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(no_miss_with_64_sleepers_default_maxactive),
 	KUNIT_CASE(unregister_while_calls_in_flight),
@@ -659,6 +680,7 @@ static struct kunit_case rethook_cases[] = {
 	KUNIT_CASE(unwinding_a_task_after_it_died),
 	KUNIT_CASE_SLOW(areas_come_with_the_first_rethook_and_go_after_the_last),
 	KUNIT_CASE_SLOW(freed_rethook_waits_without_polling),
+	KUNIT_CASE_SLOW(batch_naming_a_kretprobe_twice_leaks_nothing),
 	{}
 };
 

@@ -887,6 +887,30 @@ static void return_handler_never_runs_after_unregister(struct kunit *test)
 }
 #endif
 
+/*
+ * A batch that names one probe twice is refused at once (-EINVAL), before
+ * anything of it is attached: it used to reach the attach, which warned
+ * about a probe registered twice.
+ */
+static void batch_naming_a_probe_twice_is_refused(struct kunit *test)
+{
+	struct kprobe kp = { .addr = (void *)kpk_target, .pre_handler = kpk_pre };
+	struct kprobe other = { .addr = (void *)kpk_target2,
+				.pre_handler = kpk_pre };
+	struct kprobe *kps[] = { &kp, &other, &kp };
+	bool warned = test_taint(TAINT_WARN);
+
+	KUNIT_EXPECT_EQ(test, register_kprobes(kps, 3), -EINVAL);
+	/* no WARN on the way (one earlier would hide it) */
+	if (!warned)
+		KUNIT_EXPECT_FALSE(test, test_taint(TAINT_WARN));
+	KUNIT_EXPECT_FALSE(test, kprobe_is_registered(&kp));
+	KUNIT_EXPECT_FALSE(test, kprobe_is_registered(&other));
+	/* both register afterwards */
+	KUNIT_ASSERT_EQ(test, register_kprobes(kps, 2), 0);
+	unregister_kprobes(kps, 2);
+}
+
 static int kpk_recursing_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	atomic_inc(&kpk_hits);
@@ -1873,6 +1897,7 @@ static struct kunit_case kprobes_core_cases[] = {
 	KUNIT_CASE(single_live_user_follows_every_change),
 	KUNIT_CASE(register_kprobes_rolls_back_on_bad_entry),
 	KUNIT_CASE(register_kprobes_rollback_after_attach_keeps_others),
+	KUNIT_CASE(batch_naming_a_probe_twice_is_refused),
 	KUNIT_CASE(refused_batch_leaves_no_dirty_slot),
 	KUNIT_CASE(refusals_have_their_errno),
 	KUNIT_CASE(mid_instruction_is_eilseq),
