@@ -559,8 +559,9 @@ int kev_event_disable(struct trace_event_call *call,
 		kev_switch_all(tp, false);
 
 	/*
-	 * trace_probe_remove_file() waits for the hit path to leave the
-	 * file; for perf, perf_trace_event_unreg() waits instead.
+	 * A hit may still be using @file: the event's deletion waits for
+	 * it (trace_probe_unregister_event_call()); for perf,
+	 * perf_trace_event_unreg() waits instead.
 	 */
 	if (file)
 		trace_probe_remove_file(tp, file);

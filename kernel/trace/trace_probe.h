@@ -283,6 +283,8 @@ struct trace_uprobe_filter {
 /* An event (name, format, files) shared by one or more probes. */
 struct trace_probe_event {
 	unsigned int			flags;	/* TP_FLAG_* */
+	/* RCU state when a file link last went (trace_probe_remove_file()) */
+	unsigned long			files_gp;
 	struct trace_event_class	class;
 	struct trace_event_call		call;
 	struct list_head		files;	/* event_file_link, RCU */
@@ -388,8 +390,16 @@ static inline bool trace_probe_has_single_file(struct trace_probe *tp)
 }
 
 /* The event (tp->event) is freed by the event layer after this. */
+/*
+ * The event's files go with it: a hit that found one through a link
+ * before the event was disabled may still be using it, so wait for the
+ * grace period after the last link went (usually long past).
+ * Context: event_mutex held, may sleep.
+ */
 static inline int trace_probe_unregister_event_call(struct trace_probe *tp)
 {
+	if (tp->event->files_gp)
+		cond_synchronize_rcu(tp->event->files_gp);
 	return trace_remove_event_call(trace_probe_event_call(tp));
 }
 

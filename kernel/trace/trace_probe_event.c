@@ -1026,7 +1026,9 @@ struct event_file_link *trace_probe_get_file_link(struct trace_probe *tp,
  * @file: the trace_event_file
  *
  * The link is freed after an RCU grace period, hit paths may still be
- * walking it.  Context: event_mutex held, may sleep.
+ * walking it; so may they be using @file, which goes with the event:
+ * trace_probe_unregister_event_call() waits for that grace period.
+ * Context: event_mutex held, may sleep.
  * Return: 0 or -ENOENT.
  */
 int trace_probe_remove_file(struct trace_probe *tp,
@@ -1038,6 +1040,7 @@ int trace_probe_remove_file(struct trace_probe *tp,
 		list_del_rcu(&link->list);
 		sync_trace_flag(tp);
 		kvfree_rcu_mightsleep(link);
+		tp->event->files_gp = get_state_synchronize_rcu();
 	}
 	return link ? 0 : -ENOENT;
 }
