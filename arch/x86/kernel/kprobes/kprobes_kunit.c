@@ -619,6 +619,29 @@ static void stepped_load_faults_are_fixed_up(struct kunit *test)
 }
 
 /*
+ * The same for a trap other than a fault: a divide error in a stepped
+ * div with an exception table entry.  do_trap() looks the fixup up at
+ * the copy, and oopsed, unless the kprobe is asked to move the trap back
+ * (the traps.c edit).
+ */
+static void stepped_div_trap_is_fixed_up(struct kunit *test)
+{
+	struct kprobe kp = { .addr = kpt_addr("kpt_extable_div"),
+			     .pre_handler = kpt_pre, .post_handler = kpt_post };
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	kpt_pre_hits = 0;
+	kpt_post_hits = 0;
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	KUNIT_EXPECT_EQ(test, kpt_div_or_efault(7), 14UL);
+	KUNIT_EXPECT_EQ(test, kpt_div_or_efault(0), (unsigned long)-EFAULT);
+	KUNIT_EXPECT_EQ(test, kpt_div_or_efault(5), 20UL);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, kpt_pre_hits, 3);
+	KUNIT_EXPECT_EQ(test, kpt_post_hits, 2);
+}
+
+/*
  * load_unaligned_zeropad()'s fixup decodes the instruction at the
  * faulting address, which would be the int3: such loads are refused.
  */
@@ -666,6 +689,7 @@ static struct kunit_case kprobes_x86_cases[] = {
 	KUNIT_CASE(undefined_instruction_is_refused),
 	KUNIT_CASE(int3_is_refused),
 	KUNIT_CASE(stepped_load_faults_are_fixed_up),
+	KUNIT_CASE(stepped_div_trap_is_fixed_up),
 	KUNIT_CASE(zeropad_load_is_refused),
 	KUNIT_CASE(function_entry_skips_endbr),
 	{}

@@ -12,5 +12,6 @@ unsigned long kpt_running(void);
 unsigned long kpt_running_stepped(void);
 unsigned long kpt_flags(void);
 long kpt_load_or_efault(long *p);
+unsigned long kpt_div_or_efault(unsigned long d);
 
 #endif /* __X86_KERNEL_KPROBES_KUNIT_H */

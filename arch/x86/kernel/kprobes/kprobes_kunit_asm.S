@@ -154,6 +154,23 @@ SYM_INNER_LABEL(kpt_extable_load, SYM_L_GLOBAL)
 SYM_FUNC_END(kpt_load_or_efault)
 
 /*
+ * unsigned long kpt_div_or_efault(unsigned long d): 100 / d, or -EFAULT
+ * when the division traps (an exception table entry, so a probe on the
+ * div is stepped).
+ */
+SYM_FUNC_START(kpt_div_or_efault)
+	mov	$100, %eax
+	xor	%edx, %edx
+SYM_INNER_LABEL(kpt_extable_div, SYM_L_GLOBAL)
+	div	%rdi
+	RET
+.Lkpt_div_fault:
+	mov	$-14, %rax
+	RET
+	_ASM_EXTABLE(kpt_extable_div, .Lkpt_div_fault)
+SYM_FUNC_END(kpt_div_or_efault)
+
+/*
  * Never called: a load whose fixup decodes the instruction at the
  * faulting address (load_unaligned_zeropad()'s kind).
  */
