@@ -273,6 +273,7 @@ int kprobe_check_text(unsigned long addr, const char *name,
 int kprobe_resolve_addr(kprobe_opcode_t *addr, const char *sym,
 			unsigned long offset, kprobe_opcode_t **out,
 			bool *on_func_entry);
+int kprobes_check_unique(struct kprobe **kps, unsigned int num);
 
 /* register.c */
 struct kprobe_unreg {
@@ -281,7 +282,6 @@ struct kprobe_unreg {
 };
 
 bool kprobe_is_registered(struct kprobe *p);
-int kprobes_check_unique(struct kprobe **kps, unsigned int num);
 int kprobes_register_batch(struct kprobe **kps, unsigned int num);
 void kprobes_unregister_begin(struct kprobe **kps, unsigned int num,
 			      struct kprobe_unreg *u);

@@ -377,38 +377,6 @@ void kprobes_of_free(struct kprobe **kps, struct kprobe **one)
 }
 
 /**
- * kprobes_check_unique() - refuse a batch that names a probe twice
- * @kps: the probes
- * @num: how many
- *
- * Done before anything of the batch is set up: a kretprobe's rethook is
- * allocated per kretprobe, so the second setup of the same one would
- * lose the first's.
- * Return: 0, -EINVAL if a probe is in @kps twice, or -ENOMEM.
- * Context: process, may sleep.
- */
-int kprobes_check_unique(struct kprobe **kps, unsigned int num)
-{
-	struct kprobe **v;
-	unsigned int i;
-	int ret = 0;
-
-	if (num < 2)
-		return 0;
-	v = kvmalloc_array(num, sizeof(*v), GFP_KERNEL);
-	if (!v)
-		return -ENOMEM;
-	memcpy(v, kps, num * sizeof(*v));
-	sort(v, num, sizeof(*v), cmp_ptr, NULL);
-	for (i = 1; i < num && !ret; i++) {
-		if (v[i] == v[i - 1])
-			ret = -EINVAL;
-	}
-	kvfree(v);
-	return ret;
-}
-
-/**
  * kprobes_register_batch() - register @num probes, all or nothing
  * @kps: the probes
  * @num: how many (at least one)

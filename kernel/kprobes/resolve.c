@@ -11,6 +11,8 @@
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
 #include "internal.h"
@@ -233,5 +235,45 @@ out:
 	preempt_enable();
 	jump_label_unlock();
 	*modp = mod;
+	return ret;
+}
+
+static int cmp_probe_ptr(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/**
+ * kprobes_check_unique() - refuse a batch that names a probe twice
+ * @kps: the probes
+ * @num: how many
+ *
+ * Done before anything of the batch is set up: a kretprobe's rethook is
+ * allocated per kretprobe, so the second setup of the same one would
+ * lose the first's.
+ * Return: 0, -EINVAL if a probe is in @kps twice, or -ENOMEM.
+ * Context: process, may sleep.
+ */
+int kprobes_check_unique(struct kprobe **kps, unsigned int num)
+{
+	struct kprobe **v;
+	unsigned int i;
+	int ret = 0;
+
+	if (num < 2)
+		return 0;
+	v = kvmalloc_array(num, sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, kps, num * sizeof(*v));
+	sort(v, num, sizeof(*v), cmp_probe_ptr, NULL);
+	for (i = 1; i < num && !ret; i++) {
+		if (v[i] == v[i - 1])
+			ret = -EINVAL;
+	}
+	kvfree(v);
 	return ret;
 }
