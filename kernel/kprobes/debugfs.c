@@ -98,14 +98,6 @@ struct kprobes_listing {
 	unsigned long addr[];
 };
 
-static int cmp_addr(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a;
-	unsigned long y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The file's seq_operations are its debugfs data (kprobes_debugfs_init()). */
 static int listing_open(struct inode *inode, struct file *file)
 {
@@ -128,7 +120,7 @@ static int listing_open(struct inode *inode, struct file *file)
 	mutex_unlock(&kprobe_mutex);
 	if (!l)
 		return -ENOMEM;
-	sort(l->addr, l->nr, sizeof(l->addr[0]), cmp_addr, NULL);
+	sort(l->addr, l->nr, sizeof(l->addr[0]), kprobe_cmp_ulong, NULL);
 
 	ret = seq_open(file, ops);
 	if (ret) {

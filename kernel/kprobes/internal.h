@@ -158,6 +158,7 @@ int kprobe_site_insert(struct kprobe_site *s);
 void kprobe_site_remove(struct kprobe_site *s);
 struct kprobe_site **kprobe_site_collect(unsigned int *nr);
 struct kprobe_site *kprobe_site_at(unsigned int *pos);
+int kprobe_cmp_ulong(const void *a, const void *b);
 
 /* site.c: site handlers and the user list */
 bool kprobe_is_site(struct kprobe *p);

@@ -270,20 +270,12 @@ static void kprobe_sites_free_later(struct list_head *doomed)
 	queue_work(system_long_wq, &kprobe_free_work);
 }
 
-static int cmp_ptr(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a;
-	unsigned long y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* Sort and deduplicate an array of sites in place; returns the count. */
 static unsigned int unique_sites(struct kprobe_site **v, unsigned int n)
 {
 	unsigned int i, k = 0;
 
-	sort(v, n, sizeof(*v), cmp_ptr, NULL);
+	sort(v, n, sizeof(*v), kprobe_cmp_ulong, NULL);
 	for (i = 0; i < n; i++) {
 		if (!k || v[k - 1] != v[i])
 			v[k++] = v[i];

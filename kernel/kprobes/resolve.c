@@ -238,14 +238,6 @@ out:
 	return ret;
 }
 
-static int cmp_probe_ptr(const void *a, const void *b)
-{
-	unsigned long x = *(const unsigned long *)a;
-	unsigned long y = *(const unsigned long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /**
  * kprobes_check_unique() - refuse a batch that names a probe twice
  * @kps: the probes
@@ -269,7 +261,7 @@ int kprobes_check_unique(struct kprobe **kps, unsigned int num)
 	if (!v)
 		return -ENOMEM;
 	memcpy(v, kps, num * sizeof(*v));
-	sort(v, num, sizeof(*v), cmp_probe_ptr, NULL);
+	sort(v, num, sizeof(*v), kprobe_cmp_ulong, NULL);
 	for (i = 1; i < num && !ret; i++) {
 		if (v[i] == v[i - 1])
 			ret = -EINVAL;

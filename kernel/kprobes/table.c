@@ -283,3 +283,16 @@ struct kprobe_site **kprobe_site_collect(unsigned int *nr)
 	*nr = n;
 	return v;
 }
+
+/*
+ * sort() order of unsigned longs: addresses (debugfs.c's listings), or
+ * pointers to sites and probes, where sorting only brings duplicates
+ * together (register.c, resolve.c).
+ */
+int kprobe_cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
