@@ -174,9 +174,11 @@ bool trace_kprobe_on_func_entry(struct trace_event_call *call)
  * @call: the event; any trace event is accepted
  *
  * Asked by BPF for a program that overrides return values, before it is
- * attached.  From then on, a probe joins the event only if it is on an
- * error-injectable function entry too (kev_install()): the program runs
- * at every probe's hits.
+ * attached.  When the answer is yes, a probe joins the event from then
+ * on only if it is on an error-injectable function entry too
+ * (kev_install()): the program runs at every probe's hits.  The answer
+ * and the mark are one event_mutex section, so no probe joins between
+ * them.
  * Context: process; takes event_mutex.
  *
  * Return: true if @call is a kprobe event whose every probe is on a
@@ -184,14 +186,11 @@ bool trace_kprobe_on_func_entry(struct trace_event_call *call)
  */
 bool trace_kprobe_error_injectable(struct trace_event_call *call)
 {
-	struct kprobe_ev *kev;
-
 	guard(mutex)(&event_mutex);
-	kev = kev_of_call(call);
-	if (!kev)
+	if (!kev_every_probe(call, kev_error_injectable))
 		return false;
-	trace_probe_set_flag(&kev->tp, TP_FLAG_OVERRIDE);
-	return kev_every_probe(call, kev_error_injectable);
+	trace_probe_set_flag(&kev_of_call(call)->tp, TP_FLAG_OVERRIDE);
+	return true;
 }
 
 /* ---- symbols and modules ---- */

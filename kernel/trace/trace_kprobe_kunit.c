@@ -33,6 +33,11 @@ static noinline __used int kek_plain(int v)
 	return v + 2;
 }
 
+static noinline __used int kek_plain2(int v)
+{
+	return v + 3;
+}
+
 /* Add a probe on @func to the kprobe event KEK_EVENT (made if needed). */
 static int kek_add_probe(struct kunit *test, const char *func)
 {
@@ -99,9 +104,19 @@ static void override_event_takes_no_plain_probe(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, kek_may_override(test));
 }
 
+/* An event refused to such a program is not marked: probes still join. */
+static void refused_override_leaves_the_event_open(struct kunit *test)
+{
+	kek_need_injection(test);
+	KUNIT_ASSERT_EQ(test, kek_add_probe(test, "kek_plain"), 0);
+	KUNIT_EXPECT_FALSE(test, kek_may_override(test));
+	KUNIT_EXPECT_EQ(test, kek_add_probe(test, "kek_plain2"), 0);
+}
+
 static struct kunit_case kek_cases[] = {
 	KUNIT_CASE(override_checks_every_probe),
 	KUNIT_CASE(override_event_takes_no_plain_probe),
+	KUNIT_CASE(refused_override_leaves_the_event_open),
 	{}
 };
 
