@@ -331,9 +331,16 @@ bool kprobe_func_bounds(struct kprobe *p, unsigned long *start,
 bool within_kprobe_blacklist(unsigned long addr);
 #ifdef CONFIG_JUMP_LABEL
 bool kprobe_jump_label_reserved(unsigned long start, unsigned long end);
+bool kprobe_jump_label_meets(unsigned long start, unsigned long end);
 #else
 static inline bool kprobe_jump_label_reserved(unsigned long start,
 					      unsigned long end)
+{
+	return false;
+}
+
+static inline bool kprobe_jump_label_meets(unsigned long start,
+					   unsigned long end)
 {
 	return false;
 }

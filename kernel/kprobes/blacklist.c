@@ -98,22 +98,56 @@ bool within_kprobe_blacklist(unsigned long addr)
 /* Longer than any instruction a jump label patches, on any architecture. */
 #define KP_JUMP_SITE_MAX	16
 
-static bool jump_entries_overlap(struct jump_entry *e, struct jump_entry *stop,
-				 unsigned long start, unsigned long end,
-				 bool init)
+/*
+ * Does any entry of [@e, @stop) patch a byte of [@start, @end], or (with
+ * @lands) jump, once its key flips, to a byte of (@start, @end]?  A jump
+ * label that is a nop now is invisible to a decoder, but its target is
+ * in the table.
+ */
+static bool jump_entries_meet(struct jump_entry *e, struct jump_entry *stop,
+			      unsigned long start, unsigned long end,
+			      bool init, bool lands)
 {
 	for (; e < stop; e++) {
 		unsigned long code = jump_entry_code(e);
+		unsigned long target;
 
+		if (!init && jump_entry_is_init(e))
+			continue;
+		if (lands) {
+			target = jump_entry_target(e);
+			if (target > start && target <= end)
+				return true;
+		}
 		/* Far entries are ruled out without sizing them. */
 		if (code > end || code + KP_JUMP_SITE_MAX <= start)
-			continue;
-		if (!init && jump_entry_is_init(e))
 			continue;
 		if (code + jump_entry_size(e) > start)
 			return true;
 	}
 	return false;
+}
+
+/* The kernel's table, or the table of the module that holds @start. */
+static bool jump_label_meets(unsigned long start, unsigned long end,
+			     bool lands)
+{
+	struct module *mod;
+	bool hit;
+
+	if (jump_entries_meet(__start___jump_table, __stop___jump_table,
+			      start, end, system_state < SYSTEM_RUNNING, lands))
+		return true;
+	if (!IS_ENABLED(CONFIG_MODULES))
+		return false;
+	preempt_disable();
+	mod = __module_text_address(start);
+	hit = mod && jump_entries_meet(mod->jump_entries,
+				       mod->jump_entries + mod->num_jump_entries,
+				       start, end,
+				       mod->state == MODULE_STATE_COMING, lands);
+	preempt_enable();
+	return hit;
 }
 
 /**
@@ -133,22 +167,29 @@ static bool jump_entries_overlap(struct jump_entry *e, struct jump_entry *stop,
  */
 bool kprobe_jump_label_reserved(unsigned long start, unsigned long end)
 {
-	struct module *mod;
-	bool hit;
+	return jump_label_meets(start, end, false);
+}
 
-	if (jump_entries_overlap(__start___jump_table, __stop___jump_table,
-				 start, end, system_state < SYSTEM_RUNNING))
-		return true;
-	if (!IS_ENABLED(CONFIG_MODULES))
-		return false;
-	preempt_disable();
-	mod = __module_text_address(start);
-	hit = mod && jump_entries_overlap(mod->jump_entries,
-					  mod->jump_entries + mod->num_jump_entries,
-					  start, end,
-					  mod->state == MODULE_STATE_COMING);
-	preempt_enable();
-	return hit;
+/**
+ * kprobe_jump_label_meets() - may a jump label patch or enter a range?
+ * @start: first byte, the only one a jump may reach
+ * @end: last byte (inclusive), in the same function as @start
+ *
+ * kprobe_jump_label_reserved(), and also: may a jump label jump to a
+ * byte of (@start, @end]?  A jump label whose key is off is a nop, so a
+ * decoder that looks for jumps into a range of instructions does not
+ * see it; once the key flips, it jumps to its target.  For a caller
+ * about to replace the instructions of the range by one longer
+ * instruction, in one walk of the table.
+ *
+ * Context: jump_label_lock() held, so that no key flips meanwhile; any
+ * preemption state.
+ * Return: true if a jump label's instruction overlaps the range or its
+ * target is in the range but not @start.
+ */
+bool kprobe_jump_label_meets(unsigned long start, unsigned long end)
+{
+	return jump_label_meets(start, end, true);
 }
 #endif /* CONFIG_JUMP_LABEL */
 

@@ -355,13 +355,17 @@ static int kp_check_function(unsigned long fstart, unsigned long fend,
 	return pos == fend ? 0 : -EILSEQ;
 }
 
-/* Is any byte of [@start, @end) patched by someone else? */
+/*
+ * Is any byte of [@start, @end) patched by someone else, or the target
+ * of a jump label (a nop while its key is off, so that the decoding in
+ * kp_check_function() does not see its jump)?
+ */
 static bool kp_region_reserved(unsigned long start, unsigned long end)
 {
 	void *s = (void *)start, *e = (void *)(end - 1);
 
 	return ftrace_text_reserved(s, e) || alternatives_text_reserved(s, e) ||
-	       kprobe_jump_label_reserved(start, end - 1) ||
+	       kprobe_jump_label_meets(start, end - 1) ||
 	       static_call_text_reserved(s, e);
 }
 

@@ -12,6 +12,7 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
@@ -33,7 +34,11 @@ static const char * const kpo_funcs[] = {
 	[KPO_CHAIN_A] = "kpo_chain",
 	[KPO_CHAIN_B] = "kpo_chain",
 	[KPO_CHAIN_C] = "kpo_chain",
+	[KPO_JL_SITE] = "kpo_jl",
 };
+
+/* kpo_jl's static branch; off but while a test turns it on. */
+DEFINE_STATIC_KEY_FALSE(kpo_jl_key);
 
 /* The address of a probe point: its function by name, plus its offset. */
 static kprobe_opcode_t *kpo_addr(enum kpo_point pt)
@@ -298,6 +303,35 @@ static void unsafe_region_is_refused(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->call(x), r->expected(x));
 	unregister_kprobe(&kp);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 4);
+}
+
+/*
+ * A static branch whose target is inside the region keeps the probe an
+ * int3: while its key is off it is a nop, which no decoding of the
+ * function finds, and turned on it would jump into the middle of the
+ * jump.  The key is turned on only if the probe stayed an int3.
+ */
+static void jump_label_into_region_is_refused(struct kunit *test)
+{
+	struct kprobe kp = {
+		.addr = kpo_addr(KPO_JL_SITE),
+		.pre_handler = kpo_count,
+	};
+	bool int3;
+
+	KUNIT_ASSERT_NOT_NULL(test, kp.addr);
+	KUNIT_ASSERT_EQ(test, register_kprobe(&kp), 0);
+	int3 = kpo_is_int3(kp.addr);
+	KUNIT_EXPECT_TRUE(test, int3);
+	KUNIT_EXPECT_EQ(test, kpo_jl(5), 8L);
+	if (int3) {
+		static_branch_enable(&kpo_jl_key);
+		KUNIT_EXPECT_EQ(test, kpo_jl(5), 7L);
+		static_branch_disable(&kpo_jl_key);
+	}
+	KUNIT_EXPECT_EQ(test, kpo_jl(5), 8L);
+	unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpo_hits), 2);
 }
 
 /* A post_handler keeps a probe an int3; one joining later undoes the jump. */
@@ -781,6 +815,7 @@ static struct kunit_case kprobes_opt_cases[] = {
 	KUNIT_CASE(handler_regs_match_int3_form),
 	KUNIT_CASE(handler_stack_trace_reaches_probed_function),
 	KUNIT_CASE_PARAM(unsafe_region_is_refused, kpo_refusal_gen_params),
+	KUNIT_CASE(jump_label_into_region_is_refused),
 	KUNIT_CASE(post_handler_prevents_jump),
 	KUNIT_CASE(detour_built_only_when_optimizing),
 	KUNIT_CASE(second_probe_in_region_prevents_jump),

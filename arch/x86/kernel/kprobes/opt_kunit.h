@@ -9,9 +9,11 @@ long kpo_jt(long x);
 long kpo_ij(long x, void *where);
 long kpo_short(long x);
 long kpo_chain(long x);
+long kpo_jl(long x);
 
 extern long kpo_data;
 extern unsigned long kpo_seen_sp;
+extern struct static_key_false kpo_jl_key;
 
 /* Probe points, in the order of kpo_offsets[]. */
 enum kpo_point {
@@ -24,6 +26,7 @@ enum kpo_point {
 	KPO_CHAIN_A,		/* kpo_chain: its region covers B and C */
 	KPO_CHAIN_B,		/* kpo_chain: its region covers C */
 	KPO_CHAIN_C,		/* kpo_chain: too close to the ret to jump */
+	KPO_JL_SITE,		/* kpo_jl: a static branch may jump into it */
 };
 
 extern const long kpo_offsets[];

@@ -133,6 +133,27 @@ SYM_FUNC_START(kpo_chain)
 	RET
 SYM_FUNC_END(kpo_chain)
 
+/*
+ * long kpo_jl(long x): x + 3, or x + 2 while kpo_jl_key is on.  The
+ * static branch is a nop while the key is off; on, it jumps to the
+ * second instruction of the region of kpo_jl_site.
+ */
+SYM_FUNC_START(kpo_jl)
+	mov	%rdi, %rax
+1:	.byte	0x0f, 0x1f, 0x44, 0x00, 0x00
+	.pushsection __jump_table, "aw"
+	_ASM_ALIGN
+	.long	1b - .
+	.long	.Lkpo_jl_in - .
+	_ASM_PTR	kpo_jl_key - .
+	.popsection
+.Lkpo_jl_site:
+	add	$1, %rax
+.Lkpo_jl_in:
+	add	$2, %rax
+	RET
+SYM_FUNC_END(kpo_jl)
+
 /* enum kpo_point order: offsets of the probe points in their function. */
 	.pushsection .rodata
 SYM_DATA_START(kpo_offsets)
@@ -145,5 +166,6 @@ SYM_DATA_START(kpo_offsets)
 	.quad	.Lkpo_chain_a - kpo_chain
 	.quad	.Lkpo_chain_b - kpo_chain
 	.quad	.Lkpo_chain_c - kpo_chain
+	.quad	.Lkpo_jl_site - kpo_jl
 SYM_DATA_END(kpo_offsets)
 	.popsection
