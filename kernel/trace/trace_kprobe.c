@@ -673,22 +673,25 @@ int kev_install(struct kprobe_ev *kev)
 
 /*
  * dyn_event .free: remove and free one kprobe_ev.  The event goes with
- * its last probe, which is refused while the event is in use.
+ * its last probe, which is refused while the event is enabled or in use.
+ * No probe of an event in use (perf, BPF, an eprobe or a trigger holds a
+ * reference) goes either: BPF asks a perf event about the event's first
+ * probe (bpf_get_kprobe_info(), without event_mutex) and copies its
+ * symbol out after, so that probe must outlive every such user.
  * Context: event_mutex held.
  */
 int kev_release(struct dyn_event *ev)
 {
 	struct kprobe_ev *kev = kev_of_dyn(ev);
 	struct trace_probe *tp = &kev->tp;
+	bool last = !trace_probe_has_sibling(tp);
 
-	if (!trace_probe_has_sibling(tp)) {
-		if (trace_probe_is_enabled(tp) ||
-		    trace_event_dyn_busy(trace_probe_event_call(tp)))
-			return -EBUSY;
-		/* fails while ftrace or perf still uses the event */
-		if (trace_probe_unregister_event_call(tp))
-			return -EBUSY;
-	}
+	if (trace_event_dyn_busy(trace_probe_event_call(tp)) ||
+	    (last && trace_probe_is_enabled(tp)))
+		return -EBUSY;
+	/* fails while ftrace or perf still uses the event */
+	if (last && trace_probe_unregister_event_call(tp))
+		return -EBUSY;
 
 	kev_unregister(kev);
 	dyn_event_remove(&kev->dev);
@@ -906,8 +909,9 @@ static void kev_setup_call(struct kprobe_ev *kev)
  * @perf_type_tracepoint: @event was opened as a tracepoint on a kprobe
  *	event from kprobe_events, rather than on the kprobe PMU
  *
- * The perf event holds a reference on its trace event, so the probe
- * cannot go away meanwhile.
+ * The perf event holds a reference on its trace event, and no probe of
+ * an event with references is deleted (kev_release()): the first probe,
+ * and @symbol, stay while @event does.
  * Context: process.
  *
  * Return: 0, or -EINVAL if @event is not on a kprobe event.

@@ -7,13 +7,15 @@
  * probes; one that overrides return values (bpf_override_return()) may
  * only be attached where every probe is on the entry of a function that
  * allows error injection, and a probe that is not must not join the
- * event later.
+ * event later.  BPF's query of a perf event on the event reads its first
+ * probe, which must stay as long as the perf event does.
  */
 #include <kunit/test.h>
 #include <linux/error-injection.h>
 #include <linux/slab.h>
 #include <linux/trace_events.h>
 
+#include "trace_dynevent.h"
 #include "trace_probe.h"
 
 #define KEK_EVENT	"kek_override"
@@ -113,10 +115,38 @@ static void refused_override_leaves_the_event_open(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kek_add_probe(test, "kek_plain2"), 0);
 }
 
+/*
+ * A user holding a reference on the event (perf, and BPF through a perf
+ * event) keeps every probe of it: BPF's query reads the first probe's
+ * symbol without event_mutex.  6.12 deleted one probe of such an event.
+ */
+static void event_in_use_keeps_its_probes(struct kunit *test)
+{
+	struct trace_event_file *file;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, kek_add_probe(test, "kek_plain"), 0);
+	KUNIT_ASSERT_EQ(test, kek_add_probe(test, "kek_plain2"), 0);
+	file = trace_get_event_file(NULL, "kprobes", KEK_EVENT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	ret = dyn_event_release("-:kprobes/" KEK_EVENT " kek_plain", NULL);
+	trace_put_event_file(file);
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	/* Without the user, the probe goes and the event keeps the other. */
+	KUNIT_EXPECT_EQ(test,
+			dyn_event_release("-:kprobes/" KEK_EVENT " kek_plain",
+					  NULL), 0);
+	file = trace_get_event_file(NULL, "kprobes", KEK_EVENT);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(file));
+	if (!IS_ERR(file))
+		trace_put_event_file(file);
+}
+
 static struct kunit_case kek_cases[] = {
 	KUNIT_CASE(override_checks_every_probe),
 	KUNIT_CASE(override_event_takes_no_plain_probe),
 	KUNIT_CASE(refused_override_leaves_the_event_open),
+	KUNIT_CASE(event_in_use_keeps_its_probes),
 	{}
 };
 
