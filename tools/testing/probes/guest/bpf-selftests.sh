@@ -49,6 +49,11 @@ mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
 mount | grep -q ' /sys/kernel/tracing ' || mount -t tracefs none /sys/kernel/tracing
 
 echo "probes: bpf selftests: test_progs -t $TESTS"
+# What perf's sampling tests (bpf_cookie/perf_event) depend on, should
+# one fail: the sample rate the kernel allows now (lowered when samples
+# took long) and whether it throttled any event.
+echo "probes: bpf selftests: perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate 2>/dev/null)," \
+	"$(dmesg | grep -c 'perf: interrupt took too long') lowerings so far"
 t0=$(date +%s)
 ./test_progs -v -t "$TESTS" > $LOG 2>&1
 rc=$?
@@ -71,6 +76,16 @@ awk 'BEGIN { split("kernel-syms modules-syms kernel-addrs modules-addrs", run) }
 grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(OK|FAIL|SKIP)' $LOG |
 sed -E 's/^#([0-9]+)(\/([0-9]+))? +([^ ]+):([A-Z]+).*/\1 s\3 \4 \5/' |
 awk '$2 != "s" { if (seen[$3]++) $3 = $3 "#" substr($2, 2) } { print }' > /tmp/bpf-results
+# The first failed assertion of each failed test or subtest, "NAME\tLINE",
+# for its TAP line: CI shows the output, not the log.
+awk '/:FAIL:/ && first == "" { first = $0 }
+	/^#[0-9]+(\/[0-9]+)? +[^ ]+:(OK|FAIL|SKIP)/ {
+		if ($0 ~ /:FAIL/ && first != "") {
+			name = $2; sub(/:FAIL.*/, "", name)
+			printf "%s\t%s\n", name, substr(first, 1, 160)
+		}
+		first = ""
+	}' $LOG > /tmp/bpf-first-fail
 # Tests that have subtests report through them.
 with_subs=" $(awk '$2 != "s" { print $1 }' /tmp/bpf-results | sort -u | tr '\n' ' ') "
 n=0
@@ -86,7 +101,8 @@ while read -r num sub name res; do
 	case $res in
 	OK)   tap_result ok "bpf:$name" ;;
 	SKIP) tap_result skip "bpf:$name" "test_progs skipped it (see bpf-selftests.log)" ;;
-	*)    tap_result fail "bpf:$name" "see build/results/x86_64-clients/bpf-selftests.log" ;;
+	*)    why=$(awk -F '\t' -v t="${name%#*}" '$1 == t { print $2; exit }' /tmp/bpf-first-fail)
+	      tap_result fail "bpf:$name" "${why:+$why; }see build/results/x86_64-clients/bpf-selftests.log" ;;
 	esac
 	n=$((n + 1))
 done < /tmp/bpf-results
