@@ -64,10 +64,9 @@ typedef void (*fprobe_exit_cb)(struct fprobe *fp, unsigned long entry_ip,
  *	entry or at the exit, or the exit could not be hooked.
  * @nmissed_entry: the part of @nmissed that a recursion guard stopped at
  *	the entry (neither handler ran).  Calls whose exit could not be
- *	hooked are counted by @rethook, by reason (rethook_nmissed()): those
- *	that got no node ran neither handler, those refused as out of order
- *	ran the entry handler only.  The rest of @nmissed are exit handlers
- *	skipped by a recursion guard.
+ *	hooked are counted by @rethook, by reason (rethook_nmissed()), and
+ *	ran neither handler.  The rest of @nmissed are exit handlers skipped
+ *	by a recursion guard.
  * @flags: %FPROBE_FL_* bits.
  * @rethook: the exit hook, when @exit_handler is set (internal).
  * @entry_data_size: bytes of per-call storage handed to both handlers.

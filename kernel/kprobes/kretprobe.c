@@ -30,7 +30,8 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 			kprobe_count_miss(&rp->nmissed);
 		return 0;
 	}
-	node = rethook_try_get(rp->rh);
+	/* Nor does the entry_handler run where the return cannot be hooked. */
+	node = rethook_try_get_for(rp->rh, regs);
 	if (!node) {
 		/* Why: rethook_nmissed() of rp->rh. */
 		kprobe_count_miss(&rp->nmissed);

@@ -181,10 +181,11 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 		return;
 	}
 	/*
-	 * No node: the rethook counted why (rethook_nmissed()).  The entry
-	 * handler does not run either, as its exit could not follow it.
+	 * No node, or a call whose exit could not be hooked in order: the
+	 * rethook counted why (rethook_nmissed()).  The entry handler does
+	 * not run either, as its exit could not follow it.
 	 */
-	node = rethook_try_get(fp->rethook);
+	node = rethook_try_get_for(fp->rethook, regs);
 	if (unlikely(!node)) {
 		fprobe_count_miss(fp);
 		return;

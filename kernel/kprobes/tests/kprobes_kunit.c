@@ -991,7 +991,13 @@ static void kretprobe_misses_say_why(struct kunit *test)
 }
 
 #ifdef CONFIG_FPROBE
-static atomic_t kpk_fexits;
+static atomic_t kpk_fexits, kpk_nest_entries;
+
+static int kpk_nest_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	atomic_inc(&kpk_nest_entries);
+	return 0;
+}
 
 static void kpk_fexit(struct fprobe *fp, unsigned long entry_ip,
 		      unsigned long ret_ip, struct pt_regs *regs, void *data)
@@ -1010,14 +1016,17 @@ static void kpk_fexit(struct fprobe *fp, unsigned long entry_ip,
  * through ftrace (kpk_nest) or a breakpoint (kpk_nest_bp): the hook
  * finds the probed call's return address from the ftrace regs or from
  * the exception's, and the handler runs on the ftrace caller's stack or
- * the breakpoint's.
+ * the breakpoint's.  With @entry the kretprobe has an entry_handler too,
+ * which must not run where the return is refused: an entry without its
+ * return (it ran three times before the refusal moved ahead of it).
  */
 static void kpk_kretprobe_under_fexit(struct kunit *test, int (*fn)(int),
-				      bool breakpoint)
+				      bool breakpoint, bool entry)
 {
 	struct kretprobe rp = {
 		.kp.addr = (kprobe_opcode_t *)fn,
 		.handler = kpk_nest_ret,
+		.entry_handler = entry ? kpk_nest_entry : NULL,
 	};
 	struct kretprobe alone = {
 		.kp.addr = (kprobe_opcode_t *)fn,
@@ -1035,12 +1044,14 @@ static void kpk_kretprobe_under_fexit(struct kunit *test, int (*fn)(int),
 	}
 	kpk_reset();
 	atomic_set(&kpk_fexits, 0);
+	atomic_set(&kpk_nest_entries, 0);
 	KUNIT_EXPECT_EQ(test, fn(2), 2);
 	unregister_fprobe(&fp);
 
 	/* kretprobe_entry() ran and returned once per call of @fn. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_fexits), 3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_hits), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&kpk_nest_entries), 0);
 	KUNIT_EXPECT_EQ(test, rp.nmissed, 3);
 	KUNIT_EXPECT_EQ(test, rethook_nmissed(rp.rh, RETHOOK_MISS_ORDER), 3UL);
 	unregister_kretprobe(&rp);
@@ -1056,8 +1067,10 @@ static void kpk_kretprobe_under_fexit(struct kunit *test, int (*fn)(int),
 
 static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
 {
-	kpk_kretprobe_under_fexit(test, kpk_nest, false);
-	kpk_kretprobe_under_fexit(test, kpk_nest_bp, true);
+	kpk_kretprobe_under_fexit(test, kpk_nest, false, false);
+	kpk_kretprobe_under_fexit(test, kpk_nest_bp, true, false);
+	kpk_kretprobe_under_fexit(test, kpk_nest, false, true);
+	kpk_kretprobe_under_fexit(test, kpk_nest_bp, true, true);
 }
 #else
 static void kretprobe_under_fprobe_exit_of_its_path(struct kunit *test)
