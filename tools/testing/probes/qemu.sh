@@ -80,15 +80,22 @@ smp=${SMP:-2}
 case $arch in
 x86_64)
 	qemu=("$qemu_bin" -M q35)
+	arch_args=
 	if kvm_works; then
 		qemu+=(-accel kvm -cpu host)
 		accel=kvm
 	else
 		qemu+=(-accel "$tcg" -cpu max)
 		accel="tcg thread=$tcg_thread"
+		# The config has no ACPI (so no HPET or PM timer), and the
+		# kernel takes the TSCs of TCG's "max" CPU (not Intel, no
+		# invariant TSC, one per socket) for out of sync: it would
+		# keep time with jiffies, on which high-resolution timers
+		# cannot run.  TCG's TSC is one counter for all vCPUs, never
+		# going back (cpu_get_ticks()): trust it.
+		arch_args=tsc=reliable
 	fi
 	console=ttyS0
-	arch_args=
 	;;
 arm64)
 	# GICv3 with pseudo-NMIs on (CONFIG_ARM64_PSEUDO_NMI, as Debian's
