@@ -304,6 +304,19 @@ if [ "$mode" = check ]; then
 	fi
 fi
 
+# Timers as Debian has them (RELIABILITY.md, harness finding 9): every
+# CPU in high resolution mode, or hrtimer-driven tests (perf's sampling)
+# run on the 4 ms tick.
+if [ "$mode" = check ]; then
+	hres=$(grep -m1 -a 'probes: timers:' "$log" | tr -d '\r')
+	if [[ $hres =~ timers:\ ([0-9]+)\ of\ ([0-9]+)\ CPUs ]] &&
+	   [ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]; then
+		emit ok "guest:hres-timers"
+	else
+		emit fail "guest:hres-timers" "${hres:-no timer line on the console}"
+	fi
+fi
+
 # KCSAN=1: the reports that name a function of ours fail the run
 # (kcsan:no-race-in-probes); the rest of the kernel's are listed in
 # RESULTS_DIR/kcsan-reports.txt and left out of the splat check below.

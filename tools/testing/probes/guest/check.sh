@@ -13,6 +13,8 @@ for d in /sys/kernel/debug/kunit/*/; do
 	cp "$d/results" "/results/kunit/$(basename "$d").ktap"
 done
 echo "probes: kunit suites: $(ls /results/kunit | tr '\n' ' ')"
+# What the timers run on: high resolution or the tick (guest:hres-timers).
+echo "probes: timers: $(grep -c 'hres_active *: 1' /proc/timer_list) of $(nproc) CPUs in high resolution mode, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 # 2. ftracetest, unmodified.  The host lists the cases to run (one a line,
 #    relative to the ftracetest directory) in /results/ftrace-cases.txt.
