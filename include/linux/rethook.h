@@ -2,8 +2,8 @@
 /*
  * rethook: hook the return of a function from its entry.
  *
- * A user (kretprobes, fprobe) calls rethook_try_get_for() and
- * rethook_hook() at a function entry, with its entry handler in between
+ * A user (kretprobes, fprobe) calls rethook_try_get() and rethook_hook()
+ * at a function entry, with its entry handler in between
  * (or rethook_try_hook(), both in one, from a kprobe with nothing to do in
  * between); when the function returns, it returns into
  * arch_rethook_trampoline(), which calls the rethook's handler and then
@@ -136,9 +136,7 @@ struct rethook *rethook_alloc(void *data, rethook_handler_t handler, int size,
 			      int num);
 void rethook_stop(struct rethook *rh);
 void rethook_free(struct rethook *rh);
-struct rethook_node *rethook_try_get(struct rethook *rh);
-struct rethook_node *rethook_try_get_for(struct rethook *rh,
-					 struct pt_regs *regs);
+struct rethook_node *rethook_try_get(struct rethook *rh, struct pt_regs *regs);
 void rethook_recycle(struct rethook_node *node);
 bool rethook_hook(struct rethook_node *node, struct pt_regs *regs, bool mcount);
 bool rethook_try_hook(struct rethook *rh, struct pt_regs *regs, bool mcount);

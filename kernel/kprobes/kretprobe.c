@@ -31,7 +31,7 @@ static int kretprobe_entry(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	/* Nor does the entry_handler run where the return cannot be hooked. */
-	node = rethook_try_get_for(rp->rh, regs);
+	node = rethook_try_get(rp->rh, regs);
 	if (!node) {
 		/* Why: rethook_nmissed() of rp->rh. */
 		kprobe_count_miss(&rp->nmissed);

@@ -185,7 +185,7 @@ static __always_inline void fprobe_entry(struct fprobe *fp, unsigned long ip,
 	 * rethook counted why (rethook_nmissed()).  The entry handler does
 	 * not run either, as its exit could not follow it.
 	 */
-	node = rethook_try_get_for(fp->rethook, regs);
+	node = rethook_try_get(fp->rethook, regs);
 	if (unlikely(!node)) {
 		fprobe_count_miss(fp);
 		return;

@@ -759,8 +759,7 @@ static __always_inline void rethook_give_back(struct rethook_node *node,
 
 /**
  * rethook_recycle() - give back a node that was not hooked
- * @node: from rethook_try_get() or rethook_try_get_for() in this
- *	context, not hooked
+ * @node: from rethook_try_get() in this context, not hooked
  *
  * Context: the one the node was taken in.
  */
@@ -838,12 +837,27 @@ static noinline void rethook_refuse(struct rethook_node *node,
 }
 NOKPROBE_SYMBOL(rethook_refuse);
 
-/*
- * rethook_try_get() and, with @regs, rethook_try_get_for(), which also
- * refuses a node rethook_hook() would refuse for its order.
+/**
+ * rethook_try_get() - take a node for the call entered with @regs
+ * @rh: the rethook
+ * @regs: registers at the function entry, as rethook_hook() will get them
+ *
+ * The node comes from the current task's area, or from @rh's pool when
+ * that is full.  Follow with rethook_hook(), or with rethook_recycle() to
+ * give it back unused, in the same context.  A call that rethook_hook()
+ * would refuse for its order (a newer hooked call still running below
+ * it; see rethook_out_of_order()) gets no node here already, so that a
+ * caller running an entry handler between the two runs it only where the
+ * exit will follow: rethook_hook() of a node from here, in the same
+ * context, is never refused.
+ *
+ * Context: any (including NMI), on the hooked function's entry.
+ * Return: a node, or NULL if @rh is stopped, RCU is not watching, the
+ * task has @num calls of @rh in flight already, no storage is left, or
+ * the call is out of order (the caller counts it as a miss; @rh counts
+ * it by reason, see rethook_nmissed()).
  */
-static __always_inline struct rethook_node *
-rethook_get(struct rethook *rh, struct pt_regs *regs)
+struct rethook_node *rethook_try_get(struct rethook *rh, struct pt_regs *regs)
 {
 	struct rethook_node *node = NULL;
 	struct rethook_task *rt;
@@ -863,7 +877,7 @@ rethook_get(struct rethook *rh, struct pt_regs *regs)
 	if (likely(rethook_rcu_watching())) {
 		rt = rethook_task_current();
 		node = rethook_take(rh, rt);
-		if (regs && node &&
+		if (node &&
 		    unlikely(rethook_out_of_order(rethook_pending_first(current, rt),
 						  regs))) {
 			rethook_refuse(node, rt);
@@ -875,49 +889,7 @@ rethook_get(struct rethook *rh, struct pt_regs *regs)
 	preempt_enable_notrace();
 	return node;
 }
-
-/**
- * rethook_try_get() - take a node for a call about to be hooked
- * @rh: the rethook
- *
- * The node comes from the current task's area, or from @rh's pool when
- * that is full.  Follow with rethook_hook(), or with rethook_recycle() to
- * give it back unused, in the same context.
- *
- * Context: any (including NMI), on the hooked function's entry.
- * Return: a node, or NULL if @rh is stopped, RCU is not watching, the
- * task has @num calls of @rh in flight already, or no storage is left
- * (the caller counts it as a miss; @rh counts it by reason, see
- * rethook_nmissed()).
- */
-struct rethook_node *rethook_try_get(struct rethook *rh)
-{
-	return rethook_get(rh, NULL);
-}
 NOKPROBE_SYMBOL(rethook_try_get);
-
-/**
- * rethook_try_get_for() - take a node for the call entered with @regs
- * @rh: the rethook
- * @regs: registers at the function entry, as rethook_hook() will get them
- *
- * rethook_try_get(), which also refuses (and counts as
- * %RETHOOK_MISS_ORDER) a call that rethook_hook() would refuse for its
- * order (a newer hooked call still running below it; see
- * rethook_out_of_order()).  A caller that runs an entry handler between
- * the two thus learns before it runs it whether the exit will follow:
- * rethook_hook() of a node from here, in the same context, is never
- * refused.
- *
- * Context: as rethook_try_get().
- * Return: as rethook_try_get(), or NULL for a call out of order.
- */
-struct rethook_node *rethook_try_get_for(struct rethook *rh,
-					 struct pt_regs *regs)
-{
-	return rethook_get(rh, regs);
-}
-NOKPROBE_SYMBOL(rethook_try_get_for);
 
 /* rethook_hook() for the current task, whose area is @rt (NULL: bare). */
 static __always_inline bool rethook_push(struct rethook_node *node,
@@ -943,7 +915,7 @@ static __always_inline bool rethook_push(struct rethook_node *node,
 
 /**
  * rethook_hook() - hook the return of the current call
- * @node: from rethook_try_get() or rethook_try_get_for() in this context
+ * @node: from rethook_try_get() in this context
  * @regs: registers at the function entry
  * @mcount: @regs come from an ftrace (mcount/fentry) callback, not from
  *	a breakpoint
@@ -952,7 +924,7 @@ static __always_inline bool rethook_push(struct rethook_node *node,
  * was stopped) and @node goes back by itself.  If a newer call is hooked
  * and still running (see rethook_out_of_order()), this one is not:
  * @node goes back at once and the miss is counted (RETHOOK_MISS_ORDER).
- * A node from rethook_try_get_for() is never refused so.
+ * A node from rethook_try_get() is never refused so.
  *
  * Context: the one rethook_try_get() was called in.
  * Return: true if hooked, false if not (the caller counts it as a miss).
